@@ -1,0 +1,49 @@
+# The two commands of the README:
+#   make run    install what is missing, build, run the main job
+#   make test   install what is missing, build, pass every test
+#                (the normal build, then an ASan+UBSan build of the suites)
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+PREFIX     ?= /usr/local
+
+CONFIGURE = cmake -S . -G Ninja -Wno-dev
+
+.PHONY: all deps configure build run test test-unit test-asan install format clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+configure: deps
+	@$(CONFIGURE) -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	$(BUILD)/tools/cryptoaccel list
+
+test: test-unit test-asan
+
+test-unit: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+test-asan: deps
+	@$(CONFIGURE) -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCRYPTOACCEL_SANITIZE=address -DCRYPTOACCEL_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
+
+install: build
+	cmake --install $(BUILD)
+	ldconfig
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

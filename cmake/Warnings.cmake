@@ -1,0 +1,8 @@
+# Every target of ours compiles warning-free: -Werror is applied per target,
+# never to third-party code.
+function(cryptoaccel_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wshadow -Wnon-virtual-dtor
+                                           -Wold-style-cast -Wcast-align -Wformat=2
+                                           # designated initializers leave defaults on purpose
+                                           -Wno-missing-field-initializers)
+endfunction()

@@ -1,0 +1,10 @@
+// cryptoaccel: userland access to cryptographic accelerators.
+// Applications include this header only.
+#pragma once
+
+#include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/error.hpp"
+#include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/request.hpp"
+#include "cryptoaccel/session.hpp"
+#include "cryptoaccel/version.hpp"

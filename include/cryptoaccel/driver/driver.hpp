@@ -1,0 +1,102 @@
+// The driver SDK. A driver is one folder under src/drivers/ that implements
+// these interfaces, declares a constant capability table and adds one line to
+// src/drivers/builtin_drivers.def. Drivers include only this header and the
+// public API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/error.hpp"
+#include "cryptoaccel/request.hpp"
+
+namespace cryptoaccel {
+
+enum class DriverKind : std::uint8_t { software, hardware };
+
+std::string_view to_string(DriverKind kind) noexcept;
+
+// What a driver can do for one algorithm. Lengths are in bytes and may be
+// narrower than the algorithm allows (a kernel driver that takes 12-byte GCM
+// nonces only); the dispatcher routes other requests elsewhere.
+struct Capability {
+  AlgorithmId algorithm;
+  SizeRange key_sizes;
+  SizeRange iv_sizes;
+  SizeRange tag_sizes;
+  std::size_t max_request;  // largest `in` of one request
+};
+
+// Everything of a driver that the framework needs besides its code.
+struct DriverTraits {
+  DriverKind kind = DriverKind::software;
+  int priority = 0;               // higher wins when no measurement decides
+  bool automatic = true;          // may the dispatcher choose it without being asked?
+  bool self_test = true;          // false only for drivers that do no cryptography
+  std::size_t max_in_flight = 1;  // requests one session can usefully keep in flight
+};
+
+// The running digest or MAC of one stream of updates. Owned by the caller.
+class DigestStream {
+ public:
+  virtual ~DigestStream() = default;
+  // Both return the failure instead of throwing: they sit on the hot path.
+  virtual ErrorCode update(std::span<const std::uint8_t> in) noexcept = 0;
+  // Writes out.size() bytes (the full digest length) and ends the stream.
+  virtual ErrorCode final(std::span<std::uint8_t> out) noexcept = 0;
+};
+
+// One algorithm and key on one driver. A driver session serves one thread at
+// a time; the framework never shares one between threads.
+class DriverSession {
+ public:
+  virtual ~DriverSession() = default;
+
+  // Processes a batch and returns how many requests completed; each carries
+  // its own status. Lengths have been validated by the framework against the
+  // capability table. Synchronous drivers complete the whole batch. On an
+  // AEAD open that fails, the driver sets authentication_failed; the
+  // framework wipes the output.
+  virtual std::size_t process(std::span<Request> batch) noexcept = 0;
+
+  // A new digest/MAC stream for update/final use, or null when the driver
+  // does not stream this algorithm. Throws Error on driver failure.
+  virtual std::unique_ptr<DigestStream> open_stream() { return nullptr; }
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+
+  // Unique and stable: "soft", "null", "afalg:cbc-aes-aesni".
+  virtual std::string_view name() const noexcept = 0;
+  // One line for `cryptoaccel list`: what runs underneath.
+  virtual std::string description() const = 0;
+  virtual DriverTraits traits() const noexcept = 0;
+  virtual std::span<const Capability> capabilities() const noexcept = 0;
+
+  // Opens a session with `key` (already checked against the capability).
+  // The driver copies what it needs of the key and wipes its copies when the
+  // session ends. Throws Error (DriverFailure, Unsupported) when it cannot.
+  virtual std::unique_ptr<DriverSession> open_session(const Algorithm& algorithm,
+                                                      std::span<const std::uint8_t> key) = 0;
+};
+
+// What a driver family found on this machine: zero or more instances, and
+// when there are none, the reason (shown by `cryptoaccel list`). Notes are
+// reasons for algorithms the family left out (e.g. legacy provider missing).
+struct DriverProbe {
+  std::vector<std::unique_ptr<Driver>> drivers;
+  std::string absent_reason;
+  std::vector<std::string> notes;
+};
+
+using DriverProbeFunction = DriverProbe (*)();
+
+}  // namespace cryptoaccel

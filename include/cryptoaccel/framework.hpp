@@ -1,0 +1,94 @@
+// The framework: the registry of drivers found on this machine, their
+// self-test results, the dispatcher and the usage counters.
+//
+// Thread safety: a Framework is safe to use from many threads at once (its
+// driver set is fixed after construction; counters are atomic). A session
+// serves one thread at a time; use one session per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/driver/driver.hpp"
+
+namespace cryptoaccel {
+
+// How the dispatcher chooses a driver when none is pinned.
+enum class Policy : std::uint8_t {
+  fastest,   // highest expected throughput for the request's size
+  offload,   // hardware whenever it is available, to free the CPU
+  software,  // software drivers only
+};
+
+std::string_view to_string(Policy policy) noexcept;
+// Parses "fastest", "offload" or "software"; throws InvalidArgument.
+Policy parse_policy(std::string_view text);
+
+// The result of one algorithm's self-test on one driver.
+struct SelfTestResult {
+  AlgorithmId algorithm;
+  bool passed = false;
+  bool tested = false;  // false for drivers that do no cryptography
+  std::string detail;   // why it failed, or what was proven
+};
+
+struct DriverInfo {
+  std::string name;
+  std::string description;
+  DriverTraits traits;
+  std::vector<Capability> capabilities;
+  std::vector<SelfTestResult> self_tests;  // one per capability, same order
+};
+
+struct AbsentDriver {
+  std::string family;
+  std::string reason;
+};
+
+// Requests and bytes served, per driver and algorithm.
+struct UsageCount {
+  std::string driver;
+  AlgorithmId algorithm;
+  std::uint64_t requests = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t failures = 0;  // driver failures that were retried elsewhere or reported
+};
+
+struct FrameworkOptions {
+  bool builtin_drivers = true;                   // probe the drivers built into the library
+  std::vector<std::unique_ptr<Driver>> drivers;  // extra drivers (tests, plug-ins)
+  Policy policy = Policy::fastest;
+  bool policy_from_environment = false;  // CRYPTOACCEL_POLICY overrides `policy`
+};
+
+class Framework {
+ public:
+  explicit Framework(FrameworkOptions options = {});
+  ~Framework();
+  Framework(const Framework&) = delete;
+  Framework& operator=(const Framework&) = delete;
+
+  // The process-wide framework with the built-in drivers, created on first
+  // use (thread-safe), with its policy from CRYPTOACCEL_POLICY when set.
+  static Framework& global();
+
+  std::vector<DriverInfo> drivers() const;
+  const std::vector<AbsentDriver>& absent() const noexcept;
+  const std::vector<std::string>& notes() const noexcept;
+  Policy policy() const noexcept;
+
+  // Counters since construction, only non-zero entries.
+  std::vector<UsageCount> usage() const;
+
+  struct Impl;
+  Impl& impl() noexcept { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cryptoaccel

@@ -1,0 +1,136 @@
+// Sessions: an algorithm and a key, owned by the caller. Every request of a
+// session is routed by the dispatcher, so consecutive requests may run on
+// different drivers; streaming state (CBC/CTR chaining, running digests) is
+// kept so that this never changes a result.
+//
+// A session serves one thread at a time. Keys are copied into wiped memory and
+// wiped when the session ends. All functions throw cryptoaccel::Error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/framework.hpp"
+
+namespace cryptoaccel {
+
+using Bytes = std::span<const std::uint8_t>;
+using MutableBytes = std::span<std::uint8_t>;
+
+struct SessionOptions {
+  Framework* framework = nullptr;  // null: Framework::global()
+  std::string driver;              // pin every request to this driver; empty: dispatcher decides
+};
+
+namespace detail {
+class SessionCore;
+struct StreamState;
+}  // namespace detail
+
+// Common to every session: which algorithm, which driver served last.
+class Session {
+ public:
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
+  const Algorithm& algorithm() const noexcept;
+  // The driver that completed the latest request ("" before the first).
+  std::string_view last_driver() const noexcept;
+
+ protected:
+  Session(std::string_view algorithm, AlgorithmKind expected, Bytes key,
+          const SessionOptions& options);
+  std::unique_ptr<detail::SessionCore> core_;
+};
+
+enum class Direction : std::uint8_t { encrypt, decrypt };
+
+// ECB, CBC, CTR, XTS and DES ciphers, without padding.
+class CipherSession : public Session {
+ public:
+  CipherSession(std::string_view algorithm, Bytes key, const SessionOptions& options = {});
+
+  // One-shot: out.size() must be at least in.size(); out may alias in. ECB/CBC
+  // inputs are whole blocks; an XTS input is one data unit of at least 16
+  // bytes, with the tweak as IV.
+  void encrypt(Bytes iv, Bytes in, MutableBytes out);
+  void decrypt(Bytes iv, Bytes in, MutableBytes out);
+  std::vector<std::uint8_t> encrypt(Bytes iv, Bytes in);
+  std::vector<std::uint8_t> decrypt(Bytes iv, Bytes in);
+
+  // Streaming (ECB, CBC, CTR): begin() sets direction and IV; each update()
+  // continues exactly where the previous one ended (CBC chains the last
+  // block, CTR keeps its counter and position inside a block). ECB/CBC
+  // updates are whole blocks. Not available for XTS (one data unit a call).
+  void begin(Direction direction, Bytes iv);
+  void update(Bytes in, MutableBytes out);
+
+ private:
+  void run(Direction direction, Bytes iv, Bytes in, MutableBytes out);
+  Direction stream_direction_ = Direction::encrypt;
+  bool streaming_ = false;
+  std::vector<std::uint8_t> stream_iv_;  // the next IV or counter block
+  std::size_t stream_offset_ = 0;        // CTR: bytes already used of the current block
+};
+
+// AES-GCM and ChaCha20-Poly1305.
+class AeadSession : public Session {
+ public:
+  AeadSession(std::string_view algorithm, Bytes key, const SessionOptions& options = {});
+
+  // Encrypts `in` into `out` (same length, may alias) and writes tag.size()
+  // bytes of tag (GCM: 4 to 16; ChaCha20-Poly1305: 16).
+  void seal(Bytes iv, Bytes aad, Bytes in, MutableBytes out, MutableBytes tag);
+  // Verifies `tag` and decrypts. On AuthenticationFailed `out` holds zeros:
+  // no unauthenticated plaintext is ever released.
+  void open(Bytes iv, Bytes aad, Bytes in, Bytes tag, MutableBytes out);
+};
+
+// Digests (MD5, SHA-1, SHA-2) and HMACs share this shape.
+class DigestSession : public Session {
+ public:
+  // A digest algorithm; no key.
+  explicit DigestSession(std::string_view algorithm, const SessionOptions& options = {});
+  ~DigestSession();
+  DigestSession(DigestSession&&) noexcept;
+  DigestSession& operator=(DigestSession&&) noexcept;
+
+  std::size_t size() const noexcept;  // bytes of output
+
+  // One-shot; out.size() must equal size().
+  void digest(Bytes in, MutableBytes out);
+  std::vector<std::uint8_t> digest(Bytes in);
+
+  // Streaming: update() any number of times, then final(), which ends the
+  // stream; the next update() starts a new one.
+  void update(Bytes in);
+  void final(MutableBytes out);
+  std::vector<std::uint8_t> final();
+
+ protected:
+  DigestSession(std::string_view algorithm, AlgorithmKind kind, Bytes key,
+                const SessionOptions& options);
+
+ private:
+  std::unique_ptr<detail::StreamState> stream_;
+};
+
+// HMAC with any key length.
+class MacSession : public DigestSession {
+ public:
+  MacSession(std::string_view algorithm, Bytes key, const SessionOptions& options = {});
+};
+
+// Overwrites `size` bytes at `data` in a way the compiler may not remove.
+void secure_wipe(void* data, std::size_t size) noexcept;
+
+// Compares in time that depends only on the length.
+bool constant_time_equal(Bytes a, Bytes b) noexcept;
+
+}  // namespace cryptoaccel

@@ -1,0 +1,39 @@
+#include "registry.hpp"
+
+#include "self_test.hpp"
+
+namespace cryptoaccel::detail {
+
+void Registry::add(std::unique_ptr<Driver> driver) {
+  auto entry = std::make_unique<RegisteredDriver>();
+  entry->name = std::string(driver->name());
+  entry->traits = driver->traits();
+  entry->index = drivers_.size();
+  for (const Capability& capability : driver->capabilities()) {
+    SelfTestResult result;
+    if (entry->traits.self_test) {
+      result = self_test(*driver, capability);
+    } else {
+      result = {.algorithm = capability.algorithm,
+                .passed = true,
+                .tested = false,
+                .detail = "not tested: this driver does no cryptography"};
+    }
+    if (result.passed) entry->enabled[index_of(capability.algorithm)] = &capability;
+    entry->self_tests.push_back(std::move(result));
+  }
+  entry->driver = std::move(driver);
+  drivers_.push_back(std::move(entry));
+}
+
+void Registry::add_absent(std::string family, std::string reason) {
+  absent_.push_back({std::move(family), std::move(reason)});
+}
+
+RegisteredDriver* Registry::find(std::string_view name) const noexcept {
+  for (const auto& d : drivers_)
+    if (d->name == name) return d.get();
+  return nullptr;
+}
+
+}  // namespace cryptoaccel::detail

@@ -1,0 +1,57 @@
+// The framework's internals: registered drivers, their enabled algorithms and
+// usage counters. Shared by the framework, the dispatcher and sessions.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cryptoaccel/driver/driver.hpp"
+#include "cryptoaccel/framework.hpp"
+
+namespace cryptoaccel::detail {
+
+struct UsageCounter {
+  std::atomic<std::uint64_t> requests{0};
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> failures{0};
+};
+
+struct RegisteredDriver {
+  std::unique_ptr<Driver> driver;
+  std::string name;
+  DriverTraits traits;
+  std::size_t index = 0;  // position in the registry
+  // Capability for each algorithm it claims and that passed its self-test;
+  // null where not claimed or disabled.
+  std::array<const Capability*, kAlgorithmCount> enabled{};
+  std::vector<SelfTestResult> self_tests;
+  std::array<UsageCounter, kAlgorithmCount> usage;
+};
+
+class Registry {
+ public:
+  // Takes ownership, runs the self-tests and enables what passed.
+  void add(std::unique_ptr<Driver> driver);
+  void add_absent(std::string family, std::string reason);
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+
+  const std::vector<std::unique_ptr<RegisteredDriver>>& drivers() const noexcept {
+    return drivers_;
+  }
+  RegisteredDriver* find(std::string_view name) const noexcept;
+  const std::vector<AbsentDriver>& absent() const noexcept { return absent_; }
+  const std::vector<std::string>& notes() const noexcept { return notes_; }
+
+ private:
+  std::vector<std::unique_ptr<RegisteredDriver>> drivers_;  // stable addresses
+  std::vector<AbsentDriver> absent_;
+  std::vector<std::string> notes_;
+};
+
+// Probes every driver family compiled into the library (builtin_drivers.def).
+void probe_builtin_drivers(Registry& registry);
+
+}  // namespace cryptoaccel::detail

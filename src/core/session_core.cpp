@@ -1,0 +1,166 @@
+#include "session_core.hpp"
+
+#include <cstring>
+#include <string>
+
+namespace cryptoaccel::detail {
+namespace {
+
+// Counters are kept per session and published in bulk: an atomic add per
+// request would cost more than a small request itself.
+constexpr std::uint32_t kFlushEvery = 1024;
+
+std::string sizes(const SizeRange& r) {
+  return r.min == r.max ? std::to_string(r.min)
+                        : std::to_string(r.min) + " to " + std::to_string(r.max);
+}
+
+void check_key(const Algorithm& algorithm, Bytes key) {
+  if (!algorithm.key_size.contains(key.size()))
+    throw InvalidKeyLength(std::string(algorithm.name) + " takes a key of " +
+                           sizes(algorithm.key_size) + " bytes, not " + std::to_string(key.size()));
+  // IEEE 1619 / SP 800-38E: the two halves of an XTS key must differ.
+  if (algorithm.mode == CipherMode::xts &&
+      std::memcmp(key.data(), key.data() + key.size() / 2, key.size() / 2) == 0)
+    throw InvalidKey(std::string(algorithm.name) + " key halves must differ");
+}
+
+}  // namespace
+
+SessionCore::SessionCore(const Algorithm& algorithm, Bytes key, const SessionOptions& options)
+    : framework_((options.framework ? *options.framework : Framework::global()).impl()),
+      algorithm_(algorithm) {
+  check_key(algorithm, key);
+  if (!options.driver.empty()) {
+    pinned_ = framework_.registry.find(options.driver);
+    if (pinned_ == nullptr)
+      throw NotFound("no driver named '" + options.driver +
+                     "' (`cryptoaccel list` shows the drivers)");
+    const Capability* capability = pinned_->enabled[index_of(algorithm.id)];
+    if (capability == nullptr) {
+      std::string why =
+          "driver '" + options.driver + "' does not offer " + std::string(algorithm.name);
+      for (const auto& t : pinned_->self_tests)
+        if (t.algorithm == algorithm.id) why += ": disabled, self-test failed: " + t.detail;
+      throw Unsupported(why);
+    }
+    if (!capability->key_sizes.contains(key.size()))
+      throw InvalidKeyLength(
+          "driver '" + options.driver + "' takes " + std::string(algorithm.name) + " keys of " +
+          sizes(capability->key_sizes) + " bytes, not " + std::to_string(key.size()));
+  }
+  key_ = SecureBuffer(key);
+  slots_.resize(framework_.registry.drivers().size());
+}
+
+SessionCore::~SessionCore() {
+  flush_usage();
+}
+
+std::span<RegisteredDriver* const> SessionCore::candidates() const noexcept {
+  if (pinned_ != nullptr) return {&pinned_, 1};
+  return framework_.dispatcher.candidates(algorithm_.id);
+}
+
+DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
+  Slot& slot = slots_[driver.index];
+  if (slot.session) return slot.session.get();
+  if (slot.unusable) return nullptr;
+  try {
+    slot.session = driver.driver->open_session(algorithm_, key_.span());
+  } catch (const Error&) {
+    if (pinned_ != nullptr) throw;
+  }
+  if (!slot.session) {
+    slot.unusable = true;
+    ++slot.failures;
+  }
+  return slot.session.get();
+}
+
+ErrorCode SessionCore::run(Request& request) {
+  const std::size_t a = index_of(algorithm_.id);
+  // An in-place request whose driver failed may have half-overwritten its
+  // input: retrying it elsewhere could return a wrong answer, so it fails.
+  const bool in_place = !request.in.empty() && !request.out.empty() &&
+                        request.out.data() < request.in.data() + request.in.size() &&
+                        request.in.data() < request.out.data() + request.out.size();
+  bool attempted = false;
+  for (RegisteredDriver* driver : candidates()) {
+    const Capability* capability = driver->enabled[a];
+    if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) continue;
+    DriverSession* session = session_for(*driver);
+    if (session == nullptr) continue;
+    attempted = true;
+    request.status = ErrorCode::ok;
+    Slot& slot = slots_[driver->index];
+    if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
+      ++slot.requests;
+      slot.bytes += request.in.size();
+      last_ = driver;
+      if (++unflushed_ >= kFlushEvery) flush_usage();
+      return request.status;
+    }
+    ++slot.failures;
+    if (in_place) break;
+  }
+  if (!attempted) throw_no_driver(request);
+  throw DriverFailure(pinned_ ? "driver '" + pinned_->name + "' failed on " +
+                                    std::string(algorithm_.name)
+                              : "every driver failed on " + std::string(algorithm_.name));
+}
+
+void SessionCore::throw_no_driver(const Request& request) const {
+  std::string what = "no driver can run " + std::string(algorithm_.name);
+  if (pinned_ != nullptr) what += " on '" + pinned_->name + "'";
+  what += " with a " + std::to_string(request.in.size()) + "-byte input";
+  if (!request.iv.empty()) what += ", " + std::to_string(request.iv.size()) + "-byte IV";
+  if (!request.tag.empty()) what += ", " + std::to_string(request.tag.size()) + "-byte tag";
+  throw Unsupported(what);
+}
+
+SessionCore::Stream SessionCore::open_stream() {
+  const std::size_t a = index_of(algorithm_.id);
+  for (RegisteredDriver* driver : candidates()) {
+    if (!driver->enabled[a]->key_sizes.contains(key_.size())) continue;
+    DriverSession* session = session_for(*driver);
+    if (session == nullptr) continue;
+    try {
+      if (auto stream = session->open_stream()) return {std::move(stream), driver};
+    } catch (const Error&) {
+      ++slots_[driver->index].failures;
+      if (pinned_ != nullptr) throw;
+    }
+  }
+  throw Unsupported("no driver can stream " + std::string(algorithm_.name) +
+                    (pinned_ ? " on '" + pinned_->name + "'" : std::string()));
+}
+
+void SessionCore::record(RegisteredDriver* driver, std::size_t bytes, bool failed) noexcept {
+  Slot& slot = slots_[driver->index];
+  if (failed) {
+    ++slot.failures;
+    return;
+  }
+  ++slot.requests;
+  slot.bytes += bytes;
+  last_ = driver;
+  if (++unflushed_ >= kFlushEvery) flush_usage();
+}
+
+void SessionCore::flush_usage() noexcept {
+  const std::size_t a = index_of(algorithm_.id);
+  const auto& drivers = framework_.registry.drivers();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = slots_[i];
+    if (slot.requests == 0 && slot.failures == 0) continue;
+    auto& usage = drivers[i]->usage[a];
+    usage.requests.fetch_add(slot.requests, std::memory_order_relaxed);
+    usage.bytes.fetch_add(slot.bytes, std::memory_order_relaxed);
+    usage.failures.fetch_add(slot.failures, std::memory_order_relaxed);
+    slot.requests = slot.bytes = slot.failures = 0;
+  }
+  unflushed_ = 0;
+}
+
+}  // namespace cryptoaccel::detail

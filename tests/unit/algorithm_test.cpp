@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "cryptoaccel/cryptoaccel.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+TEST(AlgorithmTable, CoversTheAlgorithmsOfTheFoundationIssue) {
+  for (const char* name :
+       {"aes-128-ecb", "aes-192-ecb",  "aes-256-ecb", "aes-128-cbc", "aes-192-cbc",
+        "aes-256-cbc", "aes-128-ctr",  "aes-192-ctr", "aes-256-ctr", "aes-128-xts",
+        "aes-256-xts", "aes-128-gcm",  "aes-192-gcm", "aes-256-gcm", "chacha20-poly1305",
+        "des-cbc",     "des-ede3-cbc", "md5",         "sha1",        "sha224",
+        "sha256",      "sha384",       "sha512",      "hmac-md5",    "hmac-sha1",
+        "hmac-sha224", "hmac-sha256",  "hmac-sha384", "hmac-sha512"})
+    EXPECT_NE(find_algorithm(name), nullptr) << name;
+  EXPECT_EQ(algorithms().size(), kAlgorithmCount);
+}
+
+TEST(AlgorithmTable, NamesAreUniqueAndIdsIndexTheTable) {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < algorithms().size(); ++i) {
+    const Algorithm& a = algorithms()[i];
+    EXPECT_EQ(index_of(a.id), i);
+    EXPECT_TRUE(names.insert(std::string(a.name)).second) << a.name;
+    EXPECT_TRUE(names.insert(std::string(a.openssl_name)).second) << a.openssl_name;
+    EXPECT_EQ(&algorithm(a.id), &a);
+  }
+}
+
+TEST(AlgorithmTable, ShapesAreConsistent) {
+  for (const Algorithm& a : algorithms()) {
+    SCOPED_TRACE(std::string(a.name));
+    switch (a.kind) {
+      case AlgorithmKind::cipher:
+        EXPECT_GT(a.key_size.min, 0u);
+        EXPECT_TRUE(a.input_multiple == 1 || a.input_multiple == a.block_size);
+        break;
+      case AlgorithmKind::aead:
+        EXPECT_TRUE(a.tag_sizes.contains(a.output_size));
+        EXPECT_TRUE(a.iv_sizes.contains(a.iv_size));
+        break;
+      case AlgorithmKind::digest:
+        EXPECT_EQ(a.key_size.max, 0u);
+        break;
+      case AlgorithmKind::mac:
+        ASSERT_NE(find_algorithm(a.digest), nullptr);
+        EXPECT_EQ(find_algorithm(a.digest)->output_size, a.output_size);
+        break;
+    }
+  }
+  EXPECT_TRUE(algorithm(AlgorithmId::des_cbc).insecure);
+  EXPECT_EQ(algorithm(AlgorithmId::aes_256_xts).key_size, (SizeRange{64, 64}));
+  EXPECT_EQ(algorithm(AlgorithmId::aes_128_gcm).tag_sizes, (SizeRange{4, 16}));
+}
+
+TEST(AlgorithmTable, LooksUpOpenSslNamesAndAliasesIgnoringCase) {
+  EXPECT_EQ(find_algorithm("AES-128-CBC")->id, AlgorithmId::aes_128_cbc);
+  EXPECT_EQ(find_algorithm("SHA2-256")->id, AlgorithmId::sha256);
+  EXPECT_EQ(find_algorithm("hmac(sha256)")->id, AlgorithmId::hmac_sha256);
+  EXPECT_EQ(find_algorithm("ChaCha20-Poly1305")->id, AlgorithmId::chacha20_poly1305);
+  EXPECT_EQ(find_algorithm("des3")->id, AlgorithmId::des_ede3_cbc);
+  EXPECT_EQ(find_algorithm("aes-128-cbcx"), nullptr);
+  EXPECT_EQ(find_algorithm(""), nullptr);
+}
+
+TEST(AlgorithmTable, UnknownNameThrowsNotFoundNamingIt) {
+  try {
+    algorithm_or_throw("rot13");
+    FAIL() << "no exception";
+  } catch (const NotFound& e) {
+    EXPECT_EQ(e.code(), ErrorCode::not_found);
+    EXPECT_NE(std::string(e.what()).find("rot13"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace cryptoaccel

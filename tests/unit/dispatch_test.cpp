@@ -1,0 +1,156 @@
+// Which driver serves a request: policies, pinning, the null driver, and
+// fallback when a driver fails.
+#include <gtest/gtest.h>
+
+#include "cryptoaccel/cryptoaccel.hpp"
+#include "test_drivers.hpp"
+#include "test_util.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+using test::Behaviour;
+using test::ByteVector;
+using test::DriverControl;
+using test::random_bytes;
+
+struct Bed {
+  DriverControl control;
+  std::unique_ptr<Framework> framework;
+  explicit Bed(Policy policy) {
+    FrameworkOptions options;
+    options.policy = policy;
+    options.drivers.push_back(
+        std::make_unique<test::TestCbcDriver>("accel", DriverKind::hardware, control));
+    framework = std::make_unique<Framework>(std::move(options));
+  }
+  SessionOptions options(std::string driver = {}) {
+    return {.framework = framework.get(), .driver = std::move(driver)};
+  }
+};
+
+const UsageCount* find_usage(const std::vector<UsageCount>& usage, std::string_view driver) {
+  for (const auto& u : usage)
+    if (u.driver == driver && u.algorithm == AlgorithmId::aes_128_cbc) return &u;
+  return nullptr;
+}
+
+TEST(Dispatch, PoliciesOrderSoftwareAndHardware) {
+  Bed offload(Policy::offload);
+  CipherSession a("aes-128-cbc", random_bytes(16), offload.options());
+  a.encrypt(random_bytes(16), random_bytes(32));
+  EXPECT_EQ(a.last_driver(), "accel");
+
+  Bed fastest(Policy::fastest);  // without a profile: software first
+  CipherSession b("aes-128-cbc", random_bytes(16), fastest.options());
+  b.encrypt(random_bytes(16), random_bytes(32));
+  EXPECT_EQ(b.last_driver(), "soft");
+
+  Bed software(Policy::software);
+  software.control.behaviour = Behaviour::fail_requests;
+  CipherSession c("aes-128-cbc", random_bytes(16), software.options());
+  c.encrypt(random_bytes(16), random_bytes(32));
+  EXPECT_EQ(c.last_driver(), "soft");
+  EXPECT_EQ(software.framework->policy(), Policy::software);
+}
+
+TEST(Dispatch, RequestsTooLargeForADriverGoElsewhere) {
+  Bed bed(Policy::offload);
+  CipherSession s("aes-128-cbc", random_bytes(16), bed.options());
+  s.encrypt(random_bytes(16), random_bytes(8192));  // the test driver takes 4096 at most
+  EXPECT_EQ(s.last_driver(), "soft");
+  s.encrypt(random_bytes(16), random_bytes(4096));
+  EXPECT_EQ(s.last_driver(), "accel");
+}
+
+TEST(Dispatch, DriverFailureFallsBackWithTheRightAnswer) {
+  Bed bed(Policy::offload);
+  const ByteVector key = random_bytes(16), iv = random_bytes(16), pt = random_bytes(64);
+  CipherSession reference("aes-128-cbc", key, bed.options("soft"));
+  const ByteVector expected = reference.encrypt(iv, pt);
+  {
+    bed.control.behaviour = Behaviour::fail_requests;
+    CipherSession s("aes-128-cbc", key, bed.options());
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(s.encrypt(iv, pt), expected);
+      EXPECT_EQ(s.last_driver(), "soft");
+    }
+  }  // counters are published when the session ends
+  const auto usage = bed.framework->usage();
+  ASSERT_NE(find_usage(usage, "accel"), nullptr);
+  EXPECT_EQ(find_usage(usage, "accel")->failures, 5u);
+  EXPECT_EQ(find_usage(usage, "accel")->requests, 0u);
+  ASSERT_NE(find_usage(usage, "soft"), nullptr);
+  EXPECT_GE(find_usage(usage, "soft")->requests, 5u);
+}
+
+TEST(Dispatch, FailedInPlaceRequestIsNotRetriedOnClobberedInput) {
+  Bed bed(Policy::offload);
+  bed.control.behaviour = Behaviour::fail_requests;
+  CipherSession s("aes-128-cbc", random_bytes(16), bed.options());
+  ByteVector buffer = random_bytes(64);
+  EXPECT_THROW(s.encrypt(random_bytes(16), buffer, buffer), DriverFailure);
+}
+
+TEST(Dispatch, PinnedDriverIsNeverSwappedSilently) {
+  Bed bed(Policy::fastest);
+  bed.control.behaviour = Behaviour::fail_requests;
+  CipherSession s("aes-128-cbc", random_bytes(16), bed.options("accel"));
+  try {
+    s.encrypt(random_bytes(16), random_bytes(32));
+    FAIL() << "a pinned driver's failure was hidden";
+  } catch (const DriverFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("accel"), std::string::npos) << e.what();
+  }
+  // A request the pinned driver cannot take is refused, not rerouted.
+  bed.control.behaviour = Behaviour::correct;
+  EXPECT_THROW(s.encrypt(random_bytes(16), random_bytes(8192)), Unsupported);
+  // An algorithm the pinned driver lacks.
+  EXPECT_THROW(CipherSession("aes-256-cbc", random_bytes(32), bed.options("accel")), Unsupported);
+}
+
+TEST(Dispatch, NullDriverOnlyWhenPinned) {
+  CipherSession automatic("aes-128-cbc", random_bytes(16));
+  automatic.encrypt(random_bytes(16), random_bytes(32));
+  EXPECT_EQ(automatic.last_driver(), "soft");
+
+  CipherSession null("aes-128-cbc", random_bytes(16), {.driver = "null"});
+  const ByteVector pt = random_bytes(32);
+  ByteVector out = pt;
+  null.encrypt(random_bytes(16), out, out);
+  EXPECT_EQ(null.last_driver(), "null");
+  EXPECT_EQ(out, pt);  // no cryptography was done
+  DigestSession digest("sha256", {.driver = "null"});
+  digest.update(pt);
+  EXPECT_EQ(digest.final().size(), 32u);
+}
+
+TEST(Dispatch, UsageCountsRequestsAndBytesPerDriver) {
+  Framework framework(FrameworkOptions{});
+  {
+    CipherSession s("aes-128-ctr", random_bytes(16), {.framework = &framework});
+    for (int i = 0; i < 3000; ++i) s.encrypt(ByteVector(16), ByteVector(100));
+    DigestSession d("sha256", {.framework = &framework});
+    d.update(ByteVector(10));
+    d.update(ByteVector(20));
+    (void)d.final();
+  }
+  std::uint64_t ctr = 0, sha = 0, sha_bytes = 0;
+  for (const auto& u : framework.usage()) {
+    if (u.driver != "soft") continue;
+    if (u.algorithm == AlgorithmId::aes_128_ctr) ctr = u.requests;
+    if (u.algorithm == AlgorithmId::sha256) sha = u.requests, sha_bytes = u.bytes;
+  }
+  EXPECT_EQ(ctr, 3000u);
+  EXPECT_EQ(sha, 1u);
+  EXPECT_EQ(sha_bytes, 30u);
+}
+
+TEST(Policy, ParsesNamesAndRejectsOthers) {
+  EXPECT_EQ(parse_policy("offload"), Policy::offload);
+  EXPECT_EQ(to_string(Policy::software), "software");
+  EXPECT_THROW(parse_policy("cheapest"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace cryptoaccel

@@ -1,0 +1,44 @@
+// `cryptoaccel`: the command-line front end.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <map>
+
+#include "command.hpp"
+#include "cryptoaccel/cryptoaccel.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "cryptoaccel: userland access to cryptographic accelerators.\n"
+      "Drivers: soft (OpenSSL libcrypto), null (framework overhead); kernel and /dev/crypto\n"
+      "drivers appear when this machine offers them. See `cryptoaccel list`.",
+      "cryptoaccel"};
+  app.set_version_flag("--version", std::string("cryptoaccel ") + CRYPTOACCEL_VERSION_STRING);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  std::map<const CLI::App*, cryptoaccel::tools::Action> actions;
+  const auto add = [&](auto add_command) {
+    const std::size_t before = app.get_subcommands({}).size();
+    auto action = add_command(app);
+    actions[app.get_subcommands({})[before]] = std::move(action);
+  };
+  add(cryptoaccel::tools::add_list_command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? 0 : 2;  // usage errors exit 2, as most Linux tools do
+  }
+  try {
+    for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+  } catch (const cryptoaccel::Error& e) {
+    fmt::print(stderr, "cryptoaccel: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cryptoaccel: internal error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
