@@ -12,5 +12,6 @@ namespace cryptoaccel::tools {
 using Action = std::function<int()>;
 
 Action add_list_command(CLI::App& app);
+Action add_speed_command(CLI::App& app);
 
 }  // namespace cryptoaccel::tools

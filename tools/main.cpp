@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "speed/speed_options.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -24,9 +25,13 @@ int main(int argc, char** argv) {
     actions[app.get_subcommands({})[before]] = std::move(action);
   };
   add(cryptoaccel::tools::add_list_command);
+  add(cryptoaccel::tools::add_speed_command);
 
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the words in reverse order, without the program name.
+    auto words = cryptoaccel::tools::speed::openssl_style_arguments(argc, argv);
+    std::vector<std::string> reversed(words.rbegin(), words.rend() - 1);
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     const int status = app.exit(e);
     return status == 0 ? 0 : 2;  // usage errors exit 2, as most Linux tools do
