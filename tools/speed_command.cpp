@@ -74,6 +74,7 @@ int run_speed(SpeedOptions& options) {
   report.seconds = options.seconds;
   report.multi = options.multi;
   report.cputime = options.cputime;
+  report.decrypt = options.decrypt;
   report.verify = !options.no_verify;
   const bool with_driver = options.driver != "auto";
 

@@ -23,6 +23,11 @@ struct Request {
   std::span<const std::uint8_t> in;
   std::span<std::uint8_t> out;  // ciphers: in.size() bytes (may alias `in`); digests: the digest
   std::span<std::uint8_t> tag;  // AEAD: written by seal, read by open
+  // Set by the framework when this cipher request continues, on the same
+  // driver session, the chain the previous request left there (CBC: the IV
+  // is the last ciphertext block; CTR: the next counter, at a block
+  // boundary). A driver may then skip re-loading the IV; `iv` still holds it.
+  bool continues = false;
   ErrorCode status = ErrorCode::ok;  // written by the driver
   void* user = nullptr;              // the submitter's own use
 };

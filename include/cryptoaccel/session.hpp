@@ -7,6 +7,7 @@
 // wiped when the session ends. All functions throw cryptoaccel::Error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -16,6 +17,7 @@
 
 #include "cryptoaccel/algorithm.hpp"
 #include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/request.hpp"
 
 namespace cryptoaccel {
 
@@ -39,13 +41,14 @@ class Session {
   Session& operator=(Session&&) noexcept;
   ~Session();
 
-  const Algorithm& algorithm() const noexcept;
+  const Algorithm& algorithm() const noexcept { return *algorithm_; }
   // The driver that completed the latest request ("" before the first).
   std::string_view last_driver() const noexcept;
 
  protected:
   Session(std::string_view algorithm, AlgorithmKind expected, Bytes key,
           const SessionOptions& options);
+  const Algorithm* algorithm_ = nullptr;
   std::unique_ptr<detail::SessionCore> core_;
 };
 
@@ -72,11 +75,18 @@ class CipherSession : public Session {
   void update(Bytes in, MutableBytes out);
 
  private:
-  void run(Direction direction, Bytes iv, Bytes in, MutableBytes out);
+  void run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues = false);
+  void submit(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues);
+  void update_ctr(Bytes in, MutableBytes out, bool continues);
+  Request request_;  // reused: see submit()
   Direction stream_direction_ = Direction::encrypt;
   bool streaming_ = false;
-  std::vector<std::uint8_t> stream_iv_;  // the next IV or counter block
-  std::size_t stream_offset_ = 0;        // CTR: bytes already used of the current block
+  // The driver's state after the stream's last request equals a fresh start
+  // from stream_iv_, and nothing else ran since (see Request::continues).
+  bool stream_chained_ = false;
+  std::uint64_t stream_generation_ = 0;
+  std::array<std::uint8_t, 16> stream_iv_{};  // the next IV or counter block
+  std::size_t stream_offset_ = 0;             // CTR: bytes already used of the current block
 };
 
 // AES-GCM and ChaCha20-Poly1305.

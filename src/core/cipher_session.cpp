@@ -24,12 +24,35 @@ void add_to_counter(std::span<std::uint8_t> counter, std::uint64_t blocks) {
   }
 }
 
+// A DES (8) or AES (16) block: fixed-size copies compile to a few moves.
+void copy_block(std::uint8_t* to, const std::uint8_t* from, std::size_t block) {
+  if (block == 16)
+    std::memcpy(to, from, 16);
+  else
+    std::memcpy(to, from, 8);
+}
+
 }  // namespace
 
 CipherSession::CipherSession(std::string_view algorithm, Bytes key, const SessionOptions& options)
     : Session(algorithm, AlgorithmKind::cipher, key, options) {}
 
-void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes out) {
+// Inlined into update(): it is the hot path of every streamed request. The
+// request lives in the session, so only what changes is written: zeroing a
+// whole Request per call costs more than a small request's cryptography.
+[[gnu::always_inline]] inline void CipherSession::submit(Direction direction, Bytes iv, Bytes in,
+                                                         MutableBytes out, bool continues) {
+  Request& request = request_;
+  request.op = direction == Direction::encrypt ? Operation::encrypt : Operation::decrypt;
+  request.iv = iv;
+  request.in = in;
+  request.out = out.first(in.size());
+  request.continues = continues;
+  if (const ErrorCode status = core_->run(request); status != ErrorCode::ok) [[unlikely]]
+    throw_error(status, prefix(algorithm()) + std::string(to_string(status)));
+}
+
+void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues) {
   const Algorithm& a = algorithm();
   if (!a.iv_sizes.contains(iv.size()))
     throw InvalidIvLength(prefix(a) + "IV must be " + std::to_string(a.iv_size) + " bytes, not " +
@@ -37,19 +60,15 @@ void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes ou
   if (out.size() < in.size())
     throw InvalidLength(prefix(a) + "output buffer of " + std::to_string(out.size()) +
                         " bytes is smaller than the " + std::to_string(in.size()) + "-byte input");
-  if (in.size() % a.input_multiple != 0)
+  // input_multiple is a power of two (1, 8, 16): a mask, not a division.
+  if ((in.size() & (a.input_multiple - 1)) != 0)
     throw InvalidLength(prefix(a) + "input of " + std::to_string(in.size()) +
                         " bytes is not a multiple of the " + std::to_string(a.input_multiple) +
                         "-byte block (no padding is applied)");
   if (in.size() < a.min_input)
     throw InvalidLength(prefix(a) + "input must be at least " + std::to_string(a.min_input) +
                         " bytes, not " + std::to_string(in.size()));
-  Request request{.op = direction == Direction::encrypt ? Operation::encrypt : Operation::decrypt,
-                  .iv = iv,
-                  .in = in,
-                  .out = out.first(in.size())};
-  if (const ErrorCode status = core_->run(request); status != ErrorCode::ok)
-    throw_error(status, prefix(a) + std::string(to_string(status)));
+  submit(direction, iv, in, out, continues);
 }
 
 void CipherSession::encrypt(Bytes iv, Bytes in, MutableBytes out) {
@@ -80,8 +99,9 @@ void CipherSession::begin(Direction direction, Bytes iv) {
     throw InvalidIvLength(prefix(a) + "IV must be " + std::to_string(a.iv_size) + " bytes, not " +
                           std::to_string(iv.size()));
   stream_direction_ = direction;
-  stream_iv_.assign(iv.begin(), iv.end());
+  std::copy(iv.begin(), iv.end(), stream_iv_.begin());
   stream_offset_ = 0;
+  stream_chained_ = false;
   streaming_ = true;
 }
 
@@ -92,34 +112,44 @@ void CipherSession::update(Bytes in, MutableBytes out) {
     throw InvalidLength(prefix(a) + "output buffer of " + std::to_string(out.size()) +
                         " bytes is smaller than the " + std::to_string(in.size()) + "-byte input");
   if (in.empty()) return;
+  const Bytes iv(stream_iv_.data(), a.iv_size);
+  const bool continues = stream_chained_ && stream_generation_ == core_->generation();
+  stream_chained_ = false;  // until this request has succeeded
 
   if (a.mode == CipherMode::cbc) {
+    const std::size_t block = a.block_size;
+    if ((in.size() & (block - 1)) != 0) run(stream_direction_, iv, in, out);  // throws why
     // The next IV is the last ciphertext block; on decryption it must be
     // saved before an in-place call overwrites it.
-    std::array<std::uint8_t, 16> next{};
-    const std::size_t block = a.block_size;
-    const bool has_block = in.size() >= block && in.size() % a.input_multiple == 0;
-    if (has_block && stream_direction_ == Direction::decrypt)
-      std::memcpy(next.data(), in.data() + in.size() - block, block);
-    run(stream_direction_, stream_iv_, in, out);
-    if (stream_direction_ == Direction::encrypt)
-      std::memcpy(next.data(), out.data() + in.size() - block, block);
-    std::memcpy(stream_iv_.data(), next.data(), block);
-    return;
+    if (stream_direction_ == Direction::encrypt) {
+      submit(stream_direction_, iv, in, out, continues);
+      copy_block(stream_iv_.data(), out.data() + in.size() - block, block);
+    } else {
+      std::array<std::uint8_t, 16> next{};
+      copy_block(next.data(), in.data() + in.size() - block, block);
+      submit(stream_direction_, iv, in, out, continues);
+      copy_block(stream_iv_.data(), next.data(), block);
+    }
+  } else if (a.mode == CipherMode::ctr) {
+    update_ctr(in, out, continues);
+    if (stream_offset_ != 0) return;  // the driver's counter is mid-block
+  } else {                            // ECB: no chaining
+    run(stream_direction_, iv, in, out);
   }
-  if (a.mode != CipherMode::ctr) {  // ECB: no chaining
-    run(stream_direction_, stream_iv_, in, out);
-    return;
-  }
+  stream_chained_ = true;
+  stream_generation_ = core_->generation();
+}
 
-  // CTR: finish a partly used keystream block first, by running the whole
-  // counter block over the input placed at its offset.
+void CipherSession::update_ctr(Bytes in, MutableBytes out, bool continues) {
+  const Bytes iv(stream_iv_.data(), stream_iv_.size());
   std::size_t done = 0;
   if (stream_offset_ != 0) {
+    // Finish the partly used keystream block first, by running the whole
+    // counter block over the input placed at its offset.
     std::array<std::uint8_t, kCtrBlock> block{};
     const std::size_t take = std::min(in.size(), kCtrBlock - stream_offset_);
     std::memcpy(block.data() + stream_offset_, in.data(), take);
-    run(stream_direction_, stream_iv_, block, block);
+    run(stream_direction_, iv, block, block);
     std::memcpy(out.data(), block.data() + stream_offset_, take);
     secure_wipe(block.data(), block.size());
     done = take;
@@ -131,7 +161,8 @@ void CipherSession::update(Bytes in, MutableBytes out) {
   }
   const std::size_t rest = in.size() - done;
   if (rest == 0) return;
-  run(stream_direction_, stream_iv_, in.subspan(done), out.subspan(done, rest));
+  // Only a request that starts where the driver's chain stopped continues it.
+  run(stream_direction_, iv, in.subspan(done), out.subspan(done, rest), continues && done == 0);
   add_to_counter(stream_iv_, rest / kCtrBlock);
   stream_offset_ = rest % kCtrBlock;
 }

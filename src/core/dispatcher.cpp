@@ -39,11 +39,4 @@ void Dispatcher::build(const Registry& registry, Policy policy) {
   }
 }
 
-bool covers(const Capability& capability, const Request& request) noexcept {
-  if (request.in.size() > capability.max_request) return false;
-  if (!capability.iv_sizes.contains(request.iv.size())) return false;
-  if (!request.tag.empty() && !capability.tag_sizes.contains(request.tag.size())) return false;
-  return true;
-}
-
 }  // namespace cryptoaccel::detail

@@ -35,6 +35,10 @@ class Dispatcher {
 };
 
 // Does `capability` cover this request's lengths?
-bool covers(const Capability& capability, const Request& request) noexcept;
+inline bool covers(const Capability& capability, const Request& request) noexcept {
+  return request.in.size() <= capability.max_request &&
+         capability.iv_sizes.contains(request.iv.size()) &&
+         (request.tag.empty() || capability.tag_sizes.contains(request.tag.size()));
+}
 
 }  // namespace cryptoaccel::detail

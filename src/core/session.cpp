@@ -12,15 +12,12 @@ Session::Session(std::string_view name, AlgorithmKind expected, Bytes key,
                           std::string(to_string(algorithm.kind)) + ", not a " +
                           std::string(to_string(expected)));
   core_ = std::make_unique<detail::SessionCore>(algorithm, key, options);
+  algorithm_ = &algorithm;
 }
 
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
-
-const Algorithm& Session::algorithm() const noexcept {
-  return core_->algorithm();
-}
 
 std::string_view Session::last_driver() const noexcept {
   return core_->last_driver();

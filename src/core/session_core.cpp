@@ -6,9 +6,10 @@
 namespace cryptoaccel::detail {
 namespace {
 
-// Counters are kept per session and published in bulk: an atomic add per
-// request would cost more than a small request itself.
-constexpr std::uint32_t kFlushEvery = 1024;
+bool overlaps(const Request& r) {
+  return !r.in.empty() && !r.out.empty() && r.out.data() < r.in.data() + r.in.size() &&
+         r.in.data() < r.out.data() + r.out.size();
+}
 
 std::string sizes(const SizeRange& r) {
   return r.min == r.max ? std::to_string(r.min)
@@ -78,33 +79,48 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
   return slot.session.get();
 }
 
-ErrorCode SessionCore::run(Request& request) {
+ErrorCode SessionCore::run_after_failure(Request& request) {
+  ++slots_[route_.driver->index].failures;
+  route_ = {};
+  last_session_ = nullptr;
+  // A pinned driver is never swapped; an in-place request may have lost its
+  // input to the failed driver.
+  if (pinned_ != nullptr || overlaps(request)) throw_failure();
+  return run_routed(request);
+}
+
+ErrorCode SessionCore::run_routed(Request& request) {
   const std::size_t a = index_of(algorithm_.id);
   // An in-place request whose driver failed may have half-overwritten its
   // input: retrying it elsewhere could return a wrong answer, so it fails.
-  const bool in_place = !request.in.empty() && !request.out.empty() &&
-                        request.out.data() < request.in.data() + request.in.size() &&
-                        request.in.data() < request.out.data() + request.out.size();
+  const bool in_place = overlaps(request);
   bool attempted = false;
-  for (RegisteredDriver* driver : candidates()) {
+  const auto all = candidates();
+  for (RegisteredDriver* driver : all) {
     const Capability* capability = driver->enabled[a];
     if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);
     if (session == nullptr) continue;
     attempted = true;
+    request.continues = request.continues && session == last_session_;
     request.status = ErrorCode::ok;
-    Slot& slot = slots_[driver->index];
     if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
-      ++slot.requests;
-      slot.bytes += request.in.size();
-      last_ = driver;
-      if (++unflushed_ >= kFlushEvery) flush_usage();
+      // Only the dispatcher's first choice is cached: whatever it covers, it
+      // would be chosen for anyway.
+      if (driver == all.front()) route_ = {driver, session, capability};
+      count(driver, request);
+      last_session_ = session;
       return request.status;
     }
-    ++slot.failures;
+    ++slots_[driver->index].failures;
+    last_session_ = nullptr;
     if (in_place) break;
   }
   if (!attempted) throw_no_driver(request);
+  throw_failure();
+}
+
+void SessionCore::throw_failure() const {
   throw DriverFailure(pinned_ ? "driver '" + pinned_->name + "' failed on " +
                                     std::string(algorithm_.name)
                               : "every driver failed on " + std::string(algorithm_.name));

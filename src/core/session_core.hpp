@@ -29,7 +29,27 @@ class SessionCore {
   // Returns the request's final status: ok, or what the driver reported
   // (authentication_failed, invalid_length, ...). Throws Unsupported when no
   // driver can take the request, DriverFailure when every one failed.
-  ErrorCode run(Request& request);
+  ErrorCode run(Request& request) {
+    ++generation_;
+    // The hot path: the dispatcher's first choice served the previous
+    // request and covers this one.
+    if (route_.session != nullptr && covers(*route_.capability, request)) [[likely]] {
+      request.continues = request.continues && route_.session == last_session_;
+      request.status = ErrorCode::ok;
+      if (route_.session->process({&request, 1}) == 1 &&
+          request.status != ErrorCode::driver_failure) [[likely]] {
+        last_session_ = route_.session;
+        count(route_.driver, request);
+        return request.status;
+      }
+      return run_after_failure(request);
+    }
+    return run_routed(request);
+  }
+
+  // Counts requests run; a stream compares it to tell whether anything ran
+  // on this session since its own previous request.
+  std::uint64_t generation() const noexcept { return generation_; }
 
   struct Stream {
     std::unique_ptr<DigestStream> stream;
@@ -47,9 +67,23 @@ class SessionCore {
     std::uint64_t requests = 0, bytes = 0, failures = 0;
   };
   std::span<RegisteredDriver* const> candidates() const noexcept;
+  ErrorCode run_routed(Request& request);
+  ErrorCode run_after_failure(Request& request);
+  void count(RegisteredDriver* driver, const Request& request) noexcept {
+    Slot& slot = slots_[driver->index];
+    ++slot.requests;
+    slot.bytes += request.in.size();
+    last_ = driver;
+    if (++unflushed_ >= kFlushEvery) [[unlikely]]
+      flush_usage();
+  }
+  // Counters are kept per session and published in bulk: an atomic add per
+  // request would cost more than a small request itself.
+  static constexpr std::uint32_t kFlushEvery = 1024;
   DriverSession* session_for(RegisteredDriver& driver);
   void flush_usage() noexcept;
   [[noreturn]] void throw_no_driver(const Request& request) const;
+  [[noreturn]] void throw_failure() const;
 
   Framework::Impl& framework_;
   const Algorithm& algorithm_;
@@ -57,7 +91,17 @@ class SessionCore {
   RegisteredDriver* pinned_ = nullptr;
   std::vector<Slot> slots_;  // indexed by RegisteredDriver::index
   RegisteredDriver* last_ = nullptr;
+  DriverSession* last_session_ = nullptr;  // served the previous request
+  std::uint64_t generation_ = 0;
   std::uint32_t unflushed_ = 0;
+  // The route of the previous request. Until dispatch depends on size, the
+  // same driver serves every request it covers, so the next one skips the
+  // candidate walk.
+  struct Route {
+    RegisteredDriver* driver = nullptr;
+    DriverSession* session = nullptr;
+    const Capability* capability = nullptr;
+  } route_;
 };
 
 }  // namespace cryptoaccel::detail

@@ -38,6 +38,8 @@ TEST(AlgorithmTable, ShapesAreConsistent) {
       case AlgorithmKind::cipher:
         EXPECT_GT(a.key_size.min, 0u);
         EXPECT_TRUE(a.input_multiple == 1 || a.input_multiple == a.block_size);
+        // The session checks lengths with a mask: it must be a power of two.
+        EXPECT_EQ(a.input_multiple & (a.input_multiple - 1), 0u);
         break;
       case AlgorithmKind::aead:
         EXPECT_TRUE(a.tag_sizes.contains(a.output_size));

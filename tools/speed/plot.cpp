@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -75,6 +76,9 @@ void write_plot(const Report& report, const std::string& path) {
     << "\n";
   g << "set logscale x 2\nset logscale y 10\nset grid\nset key outside right\n";
   g << "set xlabel 'buffer size (bytes)'\nset ylabel 'MB/s (10^6 bytes per second)'\n";
+  // A margin on both sides: gnuplot drops a tic that sits exactly on the edge.
+  const auto [smallest, largest] = std::minmax_element(report.sizes.begin(), report.sizes.end());
+  g << fmt::format("set xrange [{}:{}]\n", *smallest / 1.5, *largest * 1.5);
   g << "set xtics (";
   for (std::size_t i = 0; i < report.sizes.size(); ++i)
     g << (i ? ", " : "") << '"' << report.sizes[i] << "\" " << report.sizes[i];

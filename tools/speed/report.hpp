@@ -16,6 +16,7 @@ struct Report {
   double seconds = 3;
   int multi = 1;
   bool cputime = false;
+  bool decrypt = false;
   bool verify = true;
   bool interrupted = false;
   std::vector<std::string> verification_failures;

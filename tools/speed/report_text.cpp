@@ -34,7 +34,9 @@ void print_tcrypt(const Report& report, std::FILE* out) {
     const std::string served =
         s.by_size.empty() || !s.by_size[0] ? s.driver : s.by_size[0]->served_by;
     fmt::print(out, "\ntesting speed of {} ({}){}\n", a.name, served.empty() ? s.driver : served,
-               hash ? "" : " encryption");
+               hash             ? ""
+               : report.decrypt ? " decryption"
+                                : " encryption");
     unsigned test = 0;
     for (const Measurement* m : s.by_size) {
       if (!m) continue;

@@ -1,5 +1,6 @@
 #include "speed_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -65,20 +66,22 @@ void validate(SpeedOptions& o) {
     for (const Algorithm& a : algorithms()) o.algorithms.push_back(&a);
 
   o.sizes.clear();
-  if (o.bytes != 0) {
+  if (o.bytes != -1) {
     o.sizes.push_back(parse_size(std::to_string(o.bytes)));
   } else {
     std::string_view rest = o.sizes_text;
     while (true) {
       const std::size_t comma = rest.find(',');
-      o.sizes.push_back(parse_size(rest.substr(0, comma)));
+      const std::size_t size = parse_size(rest.substr(0, comma));
+      // A size listed twice is measured once.
+      if (std::find(o.sizes.begin(), o.sizes.end(), size) == o.sizes.end()) o.sizes.push_back(size);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
   }
   for (const Algorithm* a : o.algorithms) {
     for (std::size_t size : o.sizes) {
-      if (size % a->input_multiple != 0 || size < a->min_input)
+      if ((size & (a->input_multiple - 1)) != 0 || size < a->min_input)
         throw InvalidArgument(
             std::string(a->name) + " cannot take " + std::to_string(size) + "-byte requests (" +
             (a->min_input ? "at least " + std::to_string(a->min_input) + " bytes"

@@ -17,7 +17,7 @@ struct SpeedOptions {
   std::vector<std::string> hmac;        // -hmac DIGEST (as openssl speed)
   std::vector<std::string> positional;  // ALG...
   double seconds = 3.0;
-  std::size_t bytes = 0;  // -bytes N: one size instead of the list
+  long long bytes = -1;  // -bytes N: one size instead of the list; -1: not given
   std::string sizes_text = "16,64,256,1024,8192,16384";
   int multi = 1;
   bool elapsed = false;  // accepted for compatibility: elapsed is the default

@@ -3,9 +3,6 @@
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 
-#include <array>
-#include <cstring>
-
 #include "soft_driver.hpp"
 
 namespace cryptoaccel::soft {
@@ -25,13 +22,11 @@ class SoftCipherSession final : public DriverSession {
   }
 
  private:
-  // What a direction's context holds: the key schedule and, for streaming
-  // CBC/CTR, the IV it will continue from. When a request's IV equals that,
-  // the (costly) re-initialisation is skipped.
+  // A direction's keyed context, and whether it holds a chain a request
+  // may continue (see Request::continues).
   struct Direction {
     CipherCtxPtr ctx;
-    std::array<std::uint8_t, 16> next_iv{};
-    bool chained = false;
+    bool primed = false;
   };
 
   bool ready(Direction& d, bool encrypt) {
@@ -49,26 +44,27 @@ class SoftCipherSession final : public DriverSession {
 
   ErrorCode crypt(Request& r) noexcept {
     const bool encrypt = r.op == Operation::encrypt;
-    if (r.op == Operation::digest) return ErrorCode::unsupported;
     Direction& d = encrypt ? encrypt_ : decrypt_;
-    if (!ready(d, encrypt)) return fail();
+    // The hot path of a stream: the context already holds the chain.
+    if (r.continues && d.primed && r.in.size() <= kMaxUpdate) [[likely]] {
+      int out_len = 0;
+      if (EVP_CipherUpdate(d.ctx.get(), r.out.data(), &out_len, r.in.data(),
+                           static_cast<int>(r.in.size())) == 1 &&
+          static_cast<std::size_t>(out_len) == r.in.size()) [[likely]]
+        return ErrorCode::ok;
+      d.primed = false;
+      return fail();
+    }
+    if (r.op == Operation::digest) return ErrorCode::unsupported;
+    if (!d.ctx && !ready(d, encrypt)) return fail();
     const CipherMode mode = algorithm_.mode;
-    const std::size_t iv_len = r.iv.size();
-    const bool continues = d.chained && iv_len == algorithm_.iv_size &&
-                           std::memcmp(d.next_iv.data(), r.iv.data(), iv_len) == 0;
-    if (mode != CipherMode::ecb && !continues) {
+    // The other direction's chain is unaffected, but a request in this
+    // direction that is not a continuation replaces this one's.
+    if (mode != CipherMode::ecb && !(r.continues && d.primed)) {
       if (EVP_CipherInit_ex2(d.ctx.get(), nullptr, nullptr, r.iv.data(), -1, nullptr) != 1)
         return fail();
     }
-    d.chained = false;
-
-    // The next CBC IV is the last ciphertext block: taken from the input
-    // before an in-place decryption overwrites it.
-    const std::size_t block = algorithm_.block_size;
-    std::array<std::uint8_t, 16> next{};
-    if (mode == CipherMode::cbc && !encrypt && r.in.size() >= block)
-      std::memcpy(next.data(), r.in.data() + r.in.size() - block, block);
-
+    d.primed = false;
     if (mode == CipherMode::xts) {
       // One call per data unit: XTS cannot be split into updates.
       int out_len = 0;
@@ -87,22 +83,7 @@ class SoftCipherSession final : public DriverSession {
         return fail();
       done += n;
     }
-
-    if (mode == CipherMode::cbc && r.in.size() >= block) {
-      if (encrypt) std::memcpy(next.data(), r.out.data() + r.in.size() - block, block);
-      std::memcpy(d.next_iv.data(), next.data(), block);
-      d.chained = true;
-    } else if (mode == CipherMode::ctr && r.in.size() % 16 == 0) {
-      std::memcpy(d.next_iv.data(), r.iv.data(), 16);
-      // Big-endian 128-bit increment by the number of blocks used.
-      std::uint64_t carry = r.in.size() / 16;
-      for (std::size_t i = 16; i-- > 0 && carry != 0;) {
-        carry += d.next_iv[i];
-        d.next_iv[i] = static_cast<std::uint8_t>(carry);
-        carry >>= 8;
-      }
-      d.chained = true;
-    }
+    d.primed = true;
     return ErrorCode::ok;
   }
 
