@@ -1,5 +1,6 @@
 # The two commands of the README:
 #   make run    install what is missing, build, run the main job
+#                (cryptoaccel list, then a short speed comparison with a plot)
 #   make test   install what is missing, build, pass every test
 #                (the normal build, then an ASan+UBSan build of the suites)
 BUILD      ?= build
@@ -24,8 +25,13 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
+# The main job: what is here, then the default comparison of every driver
+# (a second per size) with its plot.
+SPEED_PLOT ?= $(BUILD)/speed.svg
 run: build
 	$(BUILD)/tools/cryptoaccel list
+	$(BUILD)/tools/cryptoaccel speed --driver all -seconds 1 aes-128-cbc aes-128-gcm sha256 \
+	  --plot $(SPEED_PLOT)
 
 test: test-unit test-asan
 

@@ -110,7 +110,7 @@ int run_speed(SpeedOptions& options) {
                                .workers = options.multi,
                                .decrypt = options.decrypt};
         Measurement m = measure(request, g_interrupted);
-        print_progress(m, with_driver, options.machine_readable);
+        print_progress(m, with_driver, options.machine_readable, options.cputime);
         report.measurements.push_back(std::move(m));
         if (g_interrupted) break;
       }

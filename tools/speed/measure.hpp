@@ -27,9 +27,11 @@ struct Measurement {
   double cpu_seconds() const { return cpu_user + cpu_system; }
   // CPU time as a share of elapsed time: 100% is one core busy.
   double cpu_percent() const { return elapsed > 0 ? 100.0 * cpu_seconds() / elapsed : 0; }
-  // Bytes per second of elapsed time, or of CPU time with `cputime`.
+  // The time rates are divided by: elapsed, or CPU time with `cputime`.
+  double seconds(bool cputime) const { return cputime ? cpu_seconds() : elapsed; }
+  // Bytes per second of that time.
   double rate(bool cputime) const {
-    const double t = cputime ? cpu_seconds() : elapsed;
+    const double t = seconds(cputime);
     return t > 0 ? bytes() / t : 0;
   }
 };

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -50,8 +52,13 @@ void write_plot(const Report& report, const std::string& path) {
   const bool with_driver = compares_drivers(report);
   const auto all = series_of(report);
   const fs::path target = fs::absolute(path);
-  const fs::path work = fs::temp_directory_path() / fmt::format("cryptoaccel-plot-{}", getpid());
-  fs::create_directories(work);
+  // A fresh private directory: a predictable name in /tmp could be planted
+  // with symlinks, or with a script of someone else's for gnuplot to run.
+  std::string pattern = (fs::temp_directory_path() / "cryptoaccel-plot-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw Unsupported("cannot create a temporary directory for --plot: " +
+                      std::string(std::strerror(errno)));
+  const fs::path work = pattern;
   const fs::path data = work / "data.txt", script = work / "plot.gp";
   const fs::path partial = target.string() + ".partial";
 

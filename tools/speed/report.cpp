@@ -41,16 +41,16 @@ std::optional<double> soft_rate(const Report& report, const Measurement& m) {
   return std::nullopt;
 }
 
-void print_progress(const Measurement& m, bool with_driver, bool machine_readable) {
+void print_progress(const Measurement& m, bool with_driver, bool machine_readable, bool cputime) {
   const std::string name =
       std::string(m.algorithm->name) + (with_driver ? " (" + m.driver + ")" : "");
   if (machine_readable) {
     fmt::print(stderr, "+DT:{}:{:g}:{}\n", name, m.seconds_asked, m.size);
-    fmt::print(stderr, "+R:{}:{}:{:f}\n", m.operations, name, m.elapsed);
+    fmt::print(stderr, "+R:{}:{}:{:f}\n", m.operations, name, m.seconds(cputime));
     return;
   }
   fmt::print(stderr, "Doing {} for {:g}s on {} size blocks: {} {}'s in {:.2f}s{}\n", name,
-             m.seconds_asked, m.size, m.operations, name, m.elapsed,
+             m.seconds_asked, m.size, m.operations, name, m.seconds(cputime),
              m.interrupted ? " (interrupted)" : "");
 }
 

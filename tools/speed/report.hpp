@@ -40,7 +40,8 @@ bool compares_drivers(const Report& report);
 std::optional<double> soft_rate(const Report& report, const Measurement& m);
 
 // "Doing aes-128-cbc for 3s on 16 size blocks: ..." (stderr, as openssl speed).
-void print_progress(const Measurement& m, bool with_driver, bool machine_readable);
+// With `cputime` the time shown is CPU time, as openssl speed without -elapsed.
+void print_progress(const Measurement& m, bool with_driver, bool machine_readable, bool cputime);
 
 void print_openssl(const Report& report, std::FILE* out, bool machine_readable);
 void print_cryptotest(const Report& report, std::FILE* out);

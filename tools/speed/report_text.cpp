@@ -21,7 +21,7 @@ void print_cryptotest(const Report& report, std::FILE* out) {
       // cryptotest's "Mb" is 2^20 bits: 425757 byte/sec prints as 3.2 Mb/sec.
       const double rate = m->rate(report.cputime);
       fmt::print(out, "{:.3f} sec, {} {} crypts, {} bytes, {:.0f} byte/sec, {:.1f} Mb/sec{}\n",
-                 m->elapsed, m->operations, label(s, with_driver), m->size, rate,
+                 m->seconds(report.cputime), m->operations, label(s, with_driver), m->size, rate,
                  rate * 8 / (1024.0 * 1024.0), cpu_suffix(*m));
     }
   }
@@ -41,7 +41,8 @@ void print_tcrypt(const Report& report, std::FILE* out) {
     for (const Measurement* m : s.by_size) {
       if (!m) continue;
       if (hash) {
-        const double per_second = m->elapsed > 0 ? m->operations / m->elapsed : 0;
+        const double t = m->seconds(report.cputime);
+        const double per_second = t > 0 ? m->operations / t : 0;
         fmt::print(out,
                    "test {:3} ({:5} byte blocks,{:5} bytes per update,{:4} updates): {:6.0f} "
                    "opers/sec, {:9.0f} bytes/sec{}\n",
@@ -51,8 +52,8 @@ void print_tcrypt(const Report& report, std::FILE* out) {
         fmt::print(out,
                    "test {} ({} bit key, {} byte blocks): {} operations in {:.3g} seconds ({:.0f} "
                    "bytes){}\n",
-                   test++, a.key_size.min * 8, m->size, m->operations, m->elapsed, m->bytes(),
-                   cpu_suffix(*m));
+                   test++, a.key_size.min * 8, m->size, m->operations, m->seconds(report.cputime),
+                   m->bytes(), cpu_suffix(*m));
       }
     }
   }

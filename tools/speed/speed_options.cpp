@@ -1,7 +1,10 @@
 #include "speed_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <string_view>
 
 #include "cryptoaccel/error.hpp"
@@ -32,7 +35,8 @@ void add_options(CLI::App& command, SpeedOptions& o) {
   command
       .add_option("--seconds", o.seconds, "Seconds per measurement (default 3; fractions allowed)")
       ->check(CLI::Range(0.001, 3600.0));
-  command.add_option("--bytes", o.bytes, "Measure this one buffer size instead of --sizes");
+  o.bytes_option =
+      command.add_option("--bytes", o.bytes, "Measure this one buffer size instead of --sizes");
   command.add_option("--sizes", o.sizes_text,
                      "Comma-separated buffer sizes in bytes (default 16,64,256,1024,8192,16384)");
   command.add_option("--multi", o.multi, "Run N workers in parallel and add them up")
@@ -66,7 +70,7 @@ void validate(SpeedOptions& o) {
     for (const Algorithm& a : algorithms()) o.algorithms.push_back(&a);
 
   o.sizes.clear();
-  if (o.bytes != -1) {
+  if (o.bytes_option != nullptr && o.bytes_option->count() > 0) {
     o.sizes.push_back(parse_size(std::to_string(o.bytes)));
   } else {
     std::string_view rest = o.sizes_text;
@@ -103,6 +107,12 @@ void validate(SpeedOptions& o) {
                           "' (expected openssl, cryptotest, tcrypt, json or csv)");
   if (!o.plot.empty() && !o.plot.ends_with(".svg") && !o.plot.ends_with(".png"))
     throw InvalidArgument("--plot wants a file name ending in .svg or .png, not '" + o.plot + "'");
+  if (!o.plot.empty()) {
+    // Refuse now rather than after minutes of measuring.
+    const std::filesystem::path dir = std::filesystem::absolute(o.plot).parent_path();
+    if (access(dir.c_str(), W_OK) != 0)
+      throw InvalidArgument("--plot: cannot write in '" + dir.string() + "'");
+  }
   if (o.cputime && o.elapsed)
     throw InvalidArgument("-elapsed and -cputime contradict each other: choose one");
 }

@@ -17,7 +17,8 @@ struct SpeedOptions {
   std::vector<std::string> hmac;        // -hmac DIGEST (as openssl speed)
   std::vector<std::string> positional;  // ALG...
   double seconds = 3.0;
-  long long bytes = -1;  // -bytes N: one size instead of the list; -1: not given
+  long long bytes = 0;                  // -bytes N: one size instead of the list
+  CLI::Option* bytes_option = nullptr;  // tells whether -bytes was given at all
   std::string sizes_text = "16,64,256,1024,8192,16384";
   int multi = 1;
   bool elapsed = false;  // accepted for compatibility: elapsed is the default
