@@ -50,6 +50,9 @@ class Session {
           const SessionOptions& options);
   const Algorithm* algorithm_ = nullptr;
   std::unique_ptr<detail::SessionCore> core_;
+  // Reused by every request: zeroing a fresh Request per call compiles to a
+  // string store that costs more than a small request's cryptography.
+  Request request_;
 };
 
 enum class Direction : std::uint8_t { encrypt, decrypt };
@@ -78,7 +81,6 @@ class CipherSession : public Session {
   void run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues = false);
   void submit(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues);
   void update_ctr(Bytes in, MutableBytes out, bool continues);
-  Request request_;  // reused: see submit()
   Direction stream_direction_ = Direction::encrypt;
   bool streaming_ = false;
   // The driver's state after the stream's last request equals a fresh start

@@ -35,12 +35,14 @@ AeadSession::AeadSession(std::string_view algorithm, Bytes key, const SessionOpt
 void AeadSession::seal(Bytes iv, Bytes aad, Bytes in, MutableBytes out, MutableBytes tag) {
   const Algorithm& a = algorithm();
   check_lengths(a, iv, in.size(), out.size(), tag.size());
-  Request request{.op = Operation::encrypt,
-                  .iv = iv,
-                  .aad = aad,
-                  .in = in,
-                  .out = out.first(in.size()),
-                  .tag = tag};
+  Request& request = request_;
+  request.op = Operation::encrypt;
+  request.iv = iv;
+  request.aad = aad;
+  request.in = in;
+  request.out = out.first(in.size());
+  request.tag = tag;
+  request.continues = false;
   if (const ErrorCode status = core_->run(request); status != ErrorCode::ok)
     throw_error(status, prefix(a) + std::string(to_string(status)));
 }

@@ -40,7 +40,12 @@ void DigestSession::digest(Bytes in, MutableBytes out) {
   if (out.size() != a.output_size)
     throw InvalidLength(prefix(a) + "output must be " + std::to_string(a.output_size) +
                         " bytes, not " + std::to_string(out.size()));
-  Request request{.op = Operation::digest, .in = in, .out = out};
+  Request& request = request_;
+  request.op = Operation::digest;
+  request.iv = {};
+  request.in = in;
+  request.out = out;
+  request.continues = false;
   if (const ErrorCode status = core_->run(request); status != ErrorCode::ok)
     throw_error(status, prefix(a) + std::string(to_string(status)));
 }
