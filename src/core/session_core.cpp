@@ -107,7 +107,7 @@ ErrorCode SessionCore::run_routed(Request& request) {
     if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
       // Only the dispatcher's first choice is cached: whatever it covers, it
       // would be chosen for anyway.
-      if (driver == all.front()) route_ = {driver, session, capability};
+      if (driver == all.front()) route_ = {driver, session, capability, &slots_[driver->index]};
       count(driver, request);
       last_session_ = session;
       return request.status;

@@ -70,7 +70,7 @@ class SessionCore {
   ErrorCode run_routed(Request& request);
   ErrorCode run_after_failure(Request& request);
   void count(RegisteredDriver* driver, const Request& request) noexcept {
-    Slot& slot = slots_[driver->index];
+    Slot& slot = driver == route_.driver ? *route_.slot : slots_[driver->index];
     ++slot.requests;
     slot.bytes += request.in.size();
     last_ = driver;
@@ -101,6 +101,7 @@ class SessionCore {
     RegisteredDriver* driver = nullptr;
     DriverSession* session = nullptr;
     const Capability* capability = nullptr;
+    Slot* slot = nullptr;  // slots_[driver->index], which never moves
   } route_;
 };
 
