@@ -11,7 +11,8 @@ namespace {
 
 class AeadSession final : public DriverSession {
  public:
-  explicit AeadSession(Fd transform) : transform_(std::move(transform)) {}
+  AeadSession(Fd transform, unsigned tag_size)
+      : transform_(std::move(transform)), tag_size_(tag_size) {}
 
   std::size_t process(std::span<Request> batch) noexcept override {
     for (Request& r : batch) r.status = run(r);
@@ -22,6 +23,17 @@ class AeadSession final : public DriverSession {
   ErrorCode run(Request& r) noexcept {
     if (r.op == Operation::digest) return ErrorCode::unsupported;
     if (r.in.size() + r.aad.size() > kMaxCipherRequest) return ErrorCode::invalid_length;
+    // The tag length belongs to the transform; GCM in the kernel takes 4, 8
+    // and 12 to 16 bytes. Another length is this driver's failure, so an
+    // automatic choice moves the request to another driver.
+    if (r.tag.size() != tag_size_) {
+      // The kernel refuses options on a transform with operation sockets
+      // open (EBUSY): close ours first.
+      operation_ = Fd();
+      if (set_auth_size(transform_, static_cast<unsigned>(r.tag.size())) != 0)
+        return ErrorCode::driver_failure;
+      tag_size_ = static_cast<unsigned>(r.tag.size());
+    }
     int error = 0;
     if (!operation_.valid()) {
       operation_ = accept_operation(transform_, error);
@@ -53,6 +65,7 @@ class AeadSession final : public DriverSession {
 
   Fd transform_;
   Fd operation_;
+  unsigned tag_size_;
   std::vector<std::uint8_t> aad_echo_;  // the kernel copies the AAD to the output
 };
 
@@ -64,7 +77,7 @@ std::unique_ptr<DriverSession> open_aead(const std::string& driver,
   if (const int e = set_auth_size(transform, tag_size); e != 0)
     throw DriverFailure("afalg: '" + driver + "' refused a " + std::to_string(tag_size) +
                         "-byte tag: " + errno_text(e));
-  return std::make_unique<AeadSession>(std::move(transform));
+  return std::make_unique<AeadSession>(std::move(transform), tag_size);
 }
 
 }  // namespace cryptoaccel::afalg

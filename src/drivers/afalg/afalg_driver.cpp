@@ -1,6 +1,7 @@
 // The AF_ALG driver family: one driver instance per kernel implementation
 // (`afalg:cbc-aes-aesni`, `afalg:virtio_crypto_aes_cbc`), so that a user can
 // see and choose exactly what runs. Absent when the kernel has no AF_ALG.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -43,12 +44,12 @@ std::optional<Capability> capability_for(const Algorithm& a, const KernelName& k
       if (k.ivsize != a.iv_size) return std::nullopt;
       break;
     case SocketType::aead:
-      // One nonce length and the full tag: the tag length is a property of
-      // the kernel transform, set once per session.
-      if (k.ivsize == 0 || !a.iv_sizes.contains(k.ivsize) || k.maxauthsize < 16)
+      // The kernel's one nonce length; tags up to its maximum (the session
+      // sets the transform's tag length when a request's differs).
+      if (k.ivsize == 0 || !a.iv_sizes.contains(k.ivsize) || k.maxauthsize < a.tag_sizes.min)
         return std::nullopt;
       c.iv_sizes = {k.ivsize, k.ivsize};
-      c.tag_sizes = {16, 16};
+      c.tag_sizes = {a.tag_sizes.min, std::min<std::size_t>(a.tag_sizes.max, k.maxauthsize)};
       break;
     case SocketType::hash:
       if (k.digestsize != a.output_size) return std::nullopt;

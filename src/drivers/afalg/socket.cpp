@@ -142,8 +142,16 @@ int send_data(const Fd& operation, std::span<const iovec> iov, bool more) noexce
 
 int receive(const Fd& operation, std::span<const iovec> iov) noexcept {
   std::vector<iovec> rest(iov.begin(), iov.end());
+  std::size_t left = 0;
+  for (const iovec& v : rest) left += v.iov_len;
   std::size_t first = 0;
-  while (first < rest.size()) {
+  // At least one read, with at least one byte of room, even when nothing
+  // comes back: the kernel runs the operation only for a read that has room
+  // (algif_aead loops while msg_data_left()), and an AEAD open of an empty
+  // message must still check its tag.
+  std::uint8_t spare = 0;
+  if (left == 0) rest.push_back({&spare, 1});
+  do {
     msghdr message{};
     message.msg_iov = rest.data() + first;
     message.msg_iovlen = rest.size() - first;
@@ -152,15 +160,16 @@ int receive(const Fd& operation, std::span<const iovec> iov) noexcept {
       if (errno == EINTR) continue;
       return -errno;
     }
-    if (got == 0) return -EIO;
+    if (got == 0 && left != 0) return -EIO;
+    left -= static_cast<std::size_t>(got);
     // Advance past what arrived; a short read continues where it stopped.
-    std::size_t left = static_cast<std::size_t>(got);
-    while (first < rest.size() && left >= rest[first].iov_len) left -= rest[first++].iov_len;
+    std::size_t advance = static_cast<std::size_t>(got);
+    while (first < rest.size() && advance >= rest[first].iov_len) advance -= rest[first++].iov_len;
     if (first < rest.size()) {
-      rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + left;
-      rest[first].iov_len -= left;
+      rest[first].iov_base = static_cast<char*>(rest[first].iov_base) + advance;
+      rest[first].iov_len -= advance;
     }
-  }
+  } while (left != 0);
   return 0;
 }
 
