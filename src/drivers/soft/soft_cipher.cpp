@@ -17,32 +17,30 @@ class SoftCipherSession final : public DriverSession {
   ~SoftCipherSession() override { OPENSSL_cleanse(key_.data(), key_.size()); }
 
   std::size_t process(std::span<Request> batch) noexcept override {
-    for (Request& r : batch) {
-      // The hot path of a stream, kept small: the context already holds the
-      // chain, so one EVP call does the request.
-      const bool encrypt = r.op == Operation::encrypt;
-      Direction& d = encrypt ? encrypt_ : decrypt_;
-      if (r.continues && d.primed && r.in.size() <= kMaxUpdate) [[likely]] {
-        // The direction-specific calls: EVP_CipherUpdate is one more call.
-        int out_len = 0;
-        const int in_len = static_cast<int>(r.in.size());
-        const int ok =
-            encrypt ? EVP_EncryptUpdate(d.ctx.get(), r.out.data(), &out_len, r.in.data(), in_len)
-                    : EVP_DecryptUpdate(d.ctx.get(), r.out.data(), &out_len, r.in.data(), in_len);
-        if (ok == 1 && static_cast<std::size_t>(out_len) == r.in.size()) [[likely]] {
-          r.status = ErrorCode::ok;
-          continue;
-        }
-        d.primed = false;
-        r.status = fail();
-        continue;
-      }
-      r.status = crypt(r);
-    }
+    for (Request& r : batch) r.status = continue_chain(r);
     return batch.size();
   }
 
  private:
+  // The hot path of a stream, kept small: the context already holds the
+  // chain, so one EVP call does the request. Anything else goes to crypt().
+  ErrorCode continue_chain(Request& r) noexcept {
+    const bool encrypt = r.op == Operation::encrypt;
+    Direction& d = encrypt ? encrypt_ : decrypt_;
+    if (!(r.continues && d.primed && r.in.size() <= kMaxUpdate)) [[unlikely]]
+      return crypt(r);
+    // The direction-specific calls: EVP_CipherUpdate is one more call.
+    int out_len = 0;
+    const int in_len = static_cast<int>(r.in.size());
+    const int ok =
+        encrypt ? EVP_EncryptUpdate(d.ctx.get(), r.out.data(), &out_len, r.in.data(), in_len)
+                : EVP_DecryptUpdate(d.ctx.get(), r.out.data(), &out_len, r.in.data(), in_len);
+    if (ok == 1 && out_len == in_len) [[likely]]
+      return ErrorCode::ok;
+    d.primed = false;
+    return fail();
+  }
+
   // A direction's keyed context, and whether it holds a chain a request
   // may continue (see Request::continues).
   struct Direction {
