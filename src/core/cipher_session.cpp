@@ -32,6 +32,19 @@ void copy_block(std::uint8_t* to, const std::uint8_t* from, std::size_t block) {
     std::memcpy(to, from, 8);
 }
 
+// The error paths, out of line: building their messages needs registers and
+// stack that the hot path of update() should not pay for.
+[[noreturn, gnu::cold, gnu::noinline]] void throw_status(const Algorithm& a, ErrorCode status) {
+  throw_error(status, prefix(a) + std::string(to_string(status)));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_update(const Algorithm& a, bool streaming,
+                                                          std::size_t in, std::size_t out) {
+  if (!streaming) throw InvalidArgument(prefix(a) + "update() before begin()");
+  throw InvalidLength(prefix(a) + "output buffer of " + std::to_string(out) +
+                      " bytes is smaller than the " + std::to_string(in) + "-byte input");
+}
+
 }  // namespace
 
 CipherSession::CipherSession(std::string_view algorithm, Bytes key, const SessionOptions& options)
@@ -49,7 +62,7 @@ CipherSession::CipherSession(std::string_view algorithm, Bytes key, const Sessio
   request.out = out.first(in.size());
   request.continues = continues;
   if (const ErrorCode status = core_->run(request); status != ErrorCode::ok) [[unlikely]]
-    throw_error(status, prefix(algorithm()) + std::string(to_string(status)));
+    throw_status(algorithm(), status);
 }
 
 void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues) {
@@ -107,10 +120,8 @@ void CipherSession::begin(Direction direction, Bytes iv) {
 
 void CipherSession::update(Bytes in, MutableBytes out) {
   const Algorithm& a = algorithm();
-  if (!streaming_) throw InvalidArgument(prefix(a) + "update() before begin()");
-  if (out.size() < in.size())
-    throw InvalidLength(prefix(a) + "output buffer of " + std::to_string(out.size()) +
-                        " bytes is smaller than the " + std::to_string(in.size()) + "-byte input");
+  if (!streaming_ || out.size() < in.size()) [[unlikely]]
+    refuse_update(a, streaming_, in.size(), out.size());
   if (in.empty()) return;
   const Bytes iv(stream_iv_.data(), a.iv_size);
   const bool continues = stream_chained_ && stream_generation_ == core_->generation();
