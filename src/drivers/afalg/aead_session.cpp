@@ -29,22 +29,19 @@ class AeadSession final : public DriverSession {
     if (r.tag.size() != tag_size_) {
       // The kernel refuses options on a transform with operation sockets
       // open (EBUSY): close ours first.
-      operation_ = Fd();
+      operation_.drop();
       if (set_auth_size(transform_, static_cast<unsigned>(r.tag.size())) != 0)
         return ErrorCode::driver_failure;
       tag_size_ = static_cast<unsigned>(r.tag.size());
     }
-    int error = 0;
-    if (!operation_.valid()) {
-      operation_ = accept_operation(transform_, error);
-      if (error != 0) return ErrorCode::driver_failure;
-    }
+    const Fd* operation = operation_.get();
+    if (operation == nullptr) return ErrorCode::driver_failure;
     const bool encrypt = r.op == Operation::encrypt;
     const std::uint32_t assoc = static_cast<std::uint32_t>(r.aad.size());
     const iovec send[3] = {{const_cast<std::uint8_t*>(r.aad.data()), r.aad.size()},
                            {const_cast<std::uint8_t*>(r.in.data()), r.in.size()},
                            {r.tag.data(), encrypt ? 0 : r.tag.size()}};
-    error = send_request(operation_, encrypt, r.iv, &assoc, send, false);
+    int error = send_request(*operation, encrypt, r.iv, &assoc, send, false);
     if (error == 0) {
       try {
         aad_echo_.resize(r.aad.size());
@@ -54,17 +51,17 @@ class AeadSession final : public DriverSession {
       const iovec out[3] = {{aad_echo_.data(), aad_echo_.size()},
                             {r.out.data(), r.out.size()},
                             {r.tag.data(), encrypt ? r.tag.size() : 0}};
-      error = receive(operation_, out);
+      error = receive(*operation, out);
     }
     if (error != 0) {
-      operation_ = Fd();
+      operation_.drop();
       return status_from_errno(error);
     }
     return ErrorCode::ok;
   }
 
   Fd transform_;
-  Fd operation_;
+  OperationSocket operation_{transform_};
   unsigned tag_size_;
   std::vector<std::uint8_t> aad_echo_;  // the kernel copies the AAD to the output
 };

@@ -61,25 +61,22 @@ class HashSession final : public DriverSession {
  private:
   ErrorCode run(Request& r) noexcept {
     if (r.op != Operation::digest) return ErrorCode::unsupported;
-    int error = 0;
-    if (!operation_.valid()) {
-      operation_ = accept_operation(transform_, error);
-      if (error != 0) return ErrorCode::driver_failure;
-    }
-    error = send_all(operation_, r.in, false);
+    const Fd* operation = operation_.get();
+    if (operation == nullptr) return ErrorCode::driver_failure;
+    int error = send_all(*operation, r.in, false);
     if (error == 0) {
       const iovec digest{r.out.data(), r.out.size()};
-      error = receive(operation_, {&digest, 1});
+      error = receive(*operation, {&digest, 1});
     }
     if (error != 0) {
-      operation_ = Fd();
+      operation_.drop();
       return status_from_errno(error);
     }
     return ErrorCode::ok;
   }
 
   Fd transform_;
-  Fd operation_;
+  OperationSocket operation_{transform_};
 };
 
 }  // namespace

@@ -28,4 +28,25 @@ inline Fd keyed_transform(SocketType type, const std::string& driver,
   return transform;
 }
 
+// A session's operation socket: accepted on first use, dropped after a
+// failed request (it may hold half of one) and accepted afresh.
+class OperationSocket {
+ public:
+  explicit OperationSocket(const Fd& transform) : transform_(transform) {}
+  // Null when the kernel refuses a new operation socket.
+  const Fd* get() noexcept {
+    if (!socket_.valid()) {
+      int error = 0;
+      socket_ = accept_operation(transform_, error);
+      if (error != 0) return nullptr;
+    }
+    return &socket_;
+  }
+  void drop() noexcept { socket_ = Fd(); }
+
+ private:
+  const Fd& transform_;
+  Fd socket_;
+};
+
 }  // namespace cryptoaccel::afalg

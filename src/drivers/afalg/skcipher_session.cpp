@@ -18,28 +18,26 @@ class SkcipherSession final : public DriverSession {
   ErrorCode run(Request& r) noexcept {
     if (r.op == Operation::digest) return ErrorCode::unsupported;
     if (r.in.size() > kMaxCipherRequest) return ErrorCode::invalid_length;
-    int error = 0;
-    if (!operation_.valid()) {
-      operation_ = accept_operation(transform_, error);
-      if (error != 0) return ErrorCode::driver_failure;
-    }
+    const Fd* operation = operation_.get();
+    if (operation == nullptr) return ErrorCode::driver_failure;
     // The whole input is in the kernel before the output is read, so an
     // in-place request (out aliasing in) is safe.
     const iovec in{const_cast<std::uint8_t*>(r.in.data()), r.in.size()};
-    error = send_request(operation_, r.op == Operation::encrypt, r.iv, nullptr, {&in, 1}, false);
+    int error =
+        send_request(*operation, r.op == Operation::encrypt, r.iv, nullptr, {&in, 1}, false);
     if (error == 0) {
       const iovec out{r.out.data(), r.out.size()};
-      error = receive(operation_, {&out, 1});
+      error = receive(*operation, {&out, 1});
     }
     if (error != 0) {
-      operation_ = Fd();  // it may hold half a request: start afresh
+      operation_.drop();
       return status_from_errno(error);
     }
     return ErrorCode::ok;
   }
 
   Fd transform_;
-  Fd operation_;
+  OperationSocket operation_{transform_};
 };
 
 }  // namespace

@@ -32,6 +32,24 @@ int Fd::release() noexcept {
   return fd;
 }
 
+namespace {
+
+// Sends `message` (control messages already set) with the data of `iov`;
+// the kernel must take all of it in one call.
+int send_message(const Fd& operation, msghdr& message, std::span<const iovec> iov,
+                 bool more) noexcept {
+  message.msg_iov = const_cast<iovec*>(iov.data());
+  message.msg_iovlen = iov.size();
+  std::size_t total = 0;
+  for (const iovec& v : iov) total += v.iov_len;
+  const ssize_t sent = ::sendmsg(operation.get(), &message, more ? MSG_MORE : 0);
+  if (sent < 0) return -errno;
+  if (static_cast<std::size_t>(sent) != total) return -EMSGSIZE;
+  return 0;
+}
+
+}  // namespace
+
 int probe_af_alg() noexcept {
   const int fd = ::socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
@@ -118,26 +136,12 @@ int send_request(const Fd& operation, bool encrypt, std::span<const std::uint8_t
     c->cmsg_len = CMSG_LEN(sizeof(std::uint32_t));
     std::memcpy(CMSG_DATA(c), assoc_len, sizeof *assoc_len);
   }
-  message.msg_iov = const_cast<iovec*>(iov.data());
-  message.msg_iovlen = iov.size();
-  std::size_t total = 0;
-  for (const iovec& v : iov) total += v.iov_len;
-  const ssize_t sent = ::sendmsg(operation.get(), &message, more ? MSG_MORE : 0);
-  if (sent < 0) return -errno;
-  if (static_cast<std::size_t>(sent) != total) return -EMSGSIZE;
-  return 0;
+  return send_message(operation, message, iov, more);
 }
 
 int send_data(const Fd& operation, std::span<const iovec> iov, bool more) noexcept {
   msghdr message{};
-  message.msg_iov = const_cast<iovec*>(iov.data());
-  message.msg_iovlen = iov.size();
-  std::size_t total = 0;
-  for (const iovec& v : iov) total += v.iov_len;
-  const ssize_t sent = ::sendmsg(operation.get(), &message, more ? MSG_MORE : 0);
-  if (sent < 0) return -errno;
-  if (static_cast<std::size_t>(sent) != total) return -EMSGSIZE;
-  return 0;
+  return send_message(operation, message, iov, more);
 }
 
 int receive(const Fd& operation, std::span<const iovec> iov) noexcept {
