@@ -1,5 +1,7 @@
 #include "rsp_parser.hpp"
 
+#include "core/hex.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -15,13 +17,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
-}
-
-int nibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -137,26 +132,11 @@ std::optional<ByteVector> rsp_bytes(std::string_view value) {
     const std::string_view inner = value.substr(1, value.size() - 2);
     return ByteVector(inner.begin(), inner.end());
   }
-  if (value.size() % 2 != 0) return std::nullopt;
-  ByteVector out(value.size() / 2);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const int hi = nibble(value[2 * i]);
-    const int lo = nibble(value[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
-  }
-  return out;
+  return detail::hex_decode(value);
 }
 
 std::string to_hex(std::span<const std::uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (std::uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
+  return detail::hex_encode(bytes);
 }
 
 }  // namespace cryptoaccel::kat

@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
 #include <string>
+#include "test_util.hpp"
 
 namespace {
 
@@ -16,16 +18,8 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  CliRun r;
-  const std::string command = std::string(CRYPTOACCEL_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+  const auto r = cryptoaccel::test::run_shell(std::string(CRYPTOACCEL_CLI) + " " + args + " 2>&1");
+  return {r.status, r.out};
 }
 
 TEST(Cli, ListJsonShowsSoftWithEveryAlgorithmPassing) {

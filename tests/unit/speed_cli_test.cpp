@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_util.hpp"
+
 extern char** environ;
 
 namespace {
@@ -75,13 +77,9 @@ SpeedRun speed(const std::string& args) {
   const fs::path err = scratch.path / "stderr";
   const std::string command =
       std::string(CRYPTOACCEL_CLI) + " speed " + args + " 2>'" + err.string() + "'";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    r.out.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  const auto run = cryptoaccel::test::run_shell(command);
+  r.status = run.status;
+  r.out = run.out;
   r.err = read_file(err);
   return r;
 }

@@ -2,6 +2,11 @@
 #pragma once
 
 #include <openssl/rand.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
 
 #include <cstdint>
 #include <stdexcept>
@@ -25,6 +30,25 @@ inline ByteVector random_bytes(std::size_t n) {
   if (n != 0 && RAND_bytes(out.data(), static_cast<int>(n)) != 1)
     throw std::runtime_error("RAND_bytes failed");
   return out;
+}
+
+// Runs `command` through the shell; its stdout and exit status (-1 when it
+// did not exit normally).
+struct ShellRun {
+  int status = -1;
+  std::string out;
+};
+
+inline ShellRun run_shell(const std::string& command) {
+  ShellRun r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    r.out.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
 }
 
 inline bool all_zero(const ByteVector& v) {
