@@ -108,7 +108,7 @@ ErrorCode SessionCore::run_routed(Request& request) {
       // Only the dispatcher's first choice is cached: whatever it covers, it
       // would be chosen for anyway.
       if (driver == all.front()) route_ = {driver, session, capability, &slots_[driver->index]};
-      count(driver, request);
+      count(driver, request.in.size());
       last_session_ = session;
       return request.status;
     }
@@ -153,15 +153,10 @@ SessionCore::Stream SessionCore::open_stream() {
 }
 
 void SessionCore::record(RegisteredDriver* driver, std::size_t bytes, bool failed) noexcept {
-  Slot& slot = slots_[driver->index];
-  if (failed) {
-    ++slot.failures;
-    return;
-  }
-  ++slot.requests;
-  slot.bytes += bytes;
-  last_ = driver;
-  if (++unflushed_ >= kFlushEvery) flush_usage();
+  if (failed)
+    ++slots_[driver->index].failures;
+  else
+    count(driver, bytes);
 }
 
 void SessionCore::flush_usage() noexcept {

@@ -19,7 +19,6 @@ class SessionCore {
   SessionCore(const SessionCore&) = delete;
   SessionCore& operator=(const SessionCore&) = delete;
 
-  const Algorithm& algorithm() const noexcept { return algorithm_; }
   std::string_view last_driver() const noexcept {
     return last_ ? std::string_view(last_->name) : std::string_view();
   }
@@ -39,7 +38,7 @@ class SessionCore {
       if (route_.session->process({&request, 1}) == 1 &&
           request.status != ErrorCode::driver_failure) [[likely]] {
         last_session_ = route_.session;
-        count(route_.driver, request);
+        count(route_.driver, request.in.size());
         return request.status;
       }
       return run_after_failure(request);
@@ -69,10 +68,10 @@ class SessionCore {
   std::span<RegisteredDriver* const> candidates() const noexcept;
   ErrorCode run_routed(Request& request);
   ErrorCode run_after_failure(Request& request);
-  void count(RegisteredDriver* driver, const Request& request) noexcept {
+  void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
     Slot& slot = driver == route_.driver ? *route_.slot : slots_[driver->index];
     ++slot.requests;
-    slot.bytes += request.in.size();
+    slot.bytes += bytes;
     last_ = driver;
     if (++unflushed_ >= kFlushEvery) [[unlikely]]
       flush_usage();
