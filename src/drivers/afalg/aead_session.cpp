@@ -3,6 +3,7 @@
 // AAD || ciphertext || tag or AAD || plaintext; a wrong tag is EBADMSG.
 #include <vector>
 
+#include "in_flight.hpp"
 #include "session_setup.hpp"
 #include "sessions.hpp"
 
@@ -15,55 +16,69 @@ class AeadSession final : public DriverSession {
       : transform_(std::move(transform)), tag_size_(tag_size) {}
 
   std::size_t process(std::span<Request> batch) noexcept override {
-    for (Request& r : batch) r.status = run(r);
+    std::array<PendingRead, kMaxInFlight> pending;
+    std::size_t sent = 0;
+    for (Request& r : batch) {
+      // The tag length belongs to the transform, which refuses the change
+      // while operation sockets are open (EBUSY): finish what is in flight
+      // and close them first.
+      if (sent == kMaxInFlight || (r.tag.size() != tag_size_ && sent != 0)) {
+        in_flight_.complete({pending.data(), sent});
+        sent = 0;
+      }
+      r.status = start(r, sent, pending[sent]);
+      if (r.status == ErrorCode::ok) ++sent;
+    }
+    in_flight_.complete({pending.data(), sent});
     return batch.size();
   }
 
  private:
-  ErrorCode run(Request& r) noexcept {
+  ErrorCode start(Request& r, std::size_t slot, PendingRead& p) noexcept {
     if (r.op == Operation::digest) return ErrorCode::unsupported;
     if (r.in.size() + r.aad.size() > kMaxCipherRequest) return ErrorCode::invalid_length;
-    // The tag length belongs to the transform; GCM in the kernel takes 4, 8
-    // and 12 to 16 bytes. Another length is this driver's failure, so an
-    // automatic choice moves the request to another driver.
+    // GCM in the kernel takes 4, 8 and 12 to 16 bytes. Another length is
+    // this driver's failure, so an automatic choice moves the request on.
     if (r.tag.size() != tag_size_) {
-      // The kernel refuses options on a transform with operation sockets
-      // open (EBUSY): close ours first.
-      operation_.drop();
+      in_flight_.drop_all();
       if (set_auth_size(transform_, static_cast<unsigned>(r.tag.size())) != 0)
         return ErrorCode::driver_failure;
       tag_size_ = static_cast<unsigned>(r.tag.size());
     }
-    const Fd* operation = operation_.get();
+    std::vector<std::uint8_t>& aad_echo = aad_echo_[slot];
+    try {
+      aad_echo.resize(r.aad.size());
+    } catch (...) {
+      return ErrorCode::driver_failure;
+    }
+    const Fd* operation = in_flight_.socket(slot);
     if (operation == nullptr) return ErrorCode::driver_failure;
     const bool encrypt = r.op == Operation::encrypt;
     const std::uint32_t assoc = static_cast<std::uint32_t>(r.aad.size());
     const iovec send[3] = {{const_cast<std::uint8_t*>(r.aad.data()), r.aad.size()},
                            {const_cast<std::uint8_t*>(r.in.data()), r.in.size()},
                            {r.tag.data(), encrypt ? 0 : r.tag.size()}};
-    int error = send_request(*operation, encrypt, r.iv, &assoc, send, false);
-    if (error == 0) {
-      try {
-        aad_echo_.resize(r.aad.size());
-      } catch (...) {
-        return ErrorCode::driver_failure;
-      }
-      const iovec out[3] = {{aad_echo_.data(), aad_echo_.size()},
-                            {r.out.data(), r.out.size()},
-                            {r.tag.data(), encrypt ? r.tag.size() : 0}};
-      error = receive(*operation, out);
-    }
-    if (error != 0) {
-      operation_.drop();
+    if (const int error = send_request(*operation, encrypt, r.iv, &assoc, send, false);
+        error != 0) {
+      in_flight_.drop(slot);
       return status_from_errno(error);
     }
+    // The whole input is in the kernel before the output is read, so an
+    // in-place request is safe.
+    p.request = &r;
+    p.slot = slot;
+    p.out[0] = {aad_echo.data(), aad_echo.size()};
+    p.out[1] = {r.out.data(), r.in.size()};
+    p.out[2] = {r.tag.data(), encrypt ? r.tag.size() : 0};
+    p.parts = 3;
     return ErrorCode::ok;
   }
 
   Fd transform_;
-  OperationSocket operation_{transform_};
+  InFlight in_flight_{transform_};
   unsigned tag_size_;
-  std::vector<std::uint8_t> aad_echo_;  // the kernel copies the AAD to the output
+  // The kernel copies the AAD to the output: one buffer per request in flight.
+  std::array<std::vector<std::uint8_t>, kMaxInFlight> aad_echo_;
 };
 
 }  // namespace

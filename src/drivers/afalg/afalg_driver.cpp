@@ -8,6 +8,7 @@
 
 #include "cryptoaccel/driver/driver.hpp"
 #include "driver_kind.hpp"
+#include "in_flight.hpp"
 #include "kernel_names.hpp"
 #include "proc_crypto.hpp"
 #include "sessions.hpp"
@@ -80,7 +81,9 @@ class AfalgDriver final : public Driver {
             .priority = implementation_.priority,
             .automatic = true,
             .self_test = true,
-            .max_in_flight = 1};
+            // Cipher and AEAD batches go to the kernel together (in_flight.hpp);
+            // a hash runs one stream at a time.
+            .max_in_flight = implementation_.type.ends_with("hash") ? 1 : kMaxInFlight};
   }
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
 
