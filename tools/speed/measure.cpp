@@ -33,16 +33,19 @@ struct Gate {
 };
 
 // The timed loop: nothing in it but the operation, a counter and a relaxed
-// load of the stop flag.
+// load of the stop flag. Every worker does at least one operation, even when
+// a loaded machine schedules it only after a short measurement has ended: a
+// figure of zero operations would say nothing (the elapsed time runs until
+// every worker has stopped, so the rate stays honest).
 template <typename Operation>
 std::uint64_t spin(Gate& gate, Operation&& operation) {
   ++gate.ready;
   while (!gate.go.load(std::memory_order_acquire)) std::this_thread::yield();
   std::uint64_t count = 0;
-  while (!gate.stop.load(std::memory_order_relaxed)) {
+  do {
     operation();
     ++count;
-  }
+  } while (!gate.stop.load(std::memory_order_relaxed));
   return count;
 }
 
