@@ -28,15 +28,15 @@ class SessionCore {
   // Returns the request's final status: ok, or what the driver reported
   // (authentication_failed, invalid_length, ...). Throws Unsupported when no
   // driver can take the request, DriverFailure when every one failed.
-  ErrorCode run(Request& request) {
+  [[gnu::always_inline]] ErrorCode run(Request& request) {
     ++generation_;
     // The hot path: the dispatcher's first choice served the previous
     // request and covers this one.
     if (route_.session != nullptr && covers(*route_.capability, request)) [[likely]] {
       request.continues = request.continues && route_.session == last_session_;
       request.status = ErrorCode::ok;
-      if (route_.session->process({&request, 1}) == 1 &&
-          request.status != ErrorCode::driver_failure) [[likely]] {
+      route_.session->process_one(request);
+      if (request.status != ErrorCode::driver_failure) [[likely]] {
         last_session_ = route_.session;
         count(route_.driver, request.in.size());
         return request.status;

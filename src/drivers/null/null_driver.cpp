@@ -21,6 +21,7 @@ class NullSession final : public DriverSession {
     for (Request& r : batch) r.status = ErrorCode::ok;
     return batch.size();
   }
+  void process_one(Request& r) noexcept override { r.status = ErrorCode::ok; }
   std::unique_ptr<DigestStream> open_stream() override { return std::make_unique<NullStream>(); }
 };
 
