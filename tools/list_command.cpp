@@ -1,6 +1,7 @@
 // `cryptoaccel list`: every driver found, its kind, priority, algorithms and
 // self-test results; the driver families that are absent, and why.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -77,8 +78,16 @@ nlohmann::json to_json(const Framework& framework) {
     absent.push_back({{"family", a.family}, {"reason", a.reason}});
   nlohmann::json table = nlohmann::json::array();
   for (const Algorithm& a : algorithms()) table.push_back(algorithm_json(a));
+  const DispatchInfo dispatch = framework.dispatch_info();
   return {{"version", CRYPTOACCEL_VERSION_STRING},
           {"policy", to_string(framework.policy())},
+          {"dispatch",
+           {{"policy", to_string(dispatch.policy)},
+            {"offload_share", dispatch.offload_share},
+            {"profiled", dispatch.profiled},
+            {"profile", dispatch.profile_path},
+            {"detail", dispatch.detail},
+            {"quarantined", dispatch.quarantined}}},
           {"drivers", std::move(drivers)},
           {"absent", std::move(absent)},
           {"notes", framework.notes()},
@@ -101,8 +110,17 @@ void print_algorithm_table() {
 }
 
 void print_text(const Framework& framework, const ListOptions& options) {
-  fmt::print("cryptoaccel {}, policy {}\n\n", CRYPTOACCEL_VERSION_STRING,
+  const DispatchInfo dispatch = framework.dispatch_info();
+  fmt::print("cryptoaccel {}, policy {}\n", CRYPTOACCEL_VERSION_STRING,
              to_string(framework.policy()));
+  if (dispatch.profiled)
+    fmt::print("Dispatch: by measured speed per request size, profile {} ({})\n",
+               dispatch.profile_path, dispatch.detail);
+  else
+    fmt::print("Dispatch: conservative default, one order for every size: {}\n", dispatch.detail);
+  if (!dispatch.quarantined.empty())
+    fmt::print("Quarantined (failing, retried later): {}\n", fmt::join(dispatch.quarantined, " "));
+  fmt::print("\n");
   const auto drivers = framework.drivers();
   TextTable summary({"DRIVER", "KIND", "PRIORITY", "AUTO", "SELF-TEST", "ALGORITHMS"});
   for (const DriverInfo& d : drivers) {

@@ -5,6 +5,7 @@
 #include "cryptoaccel/algorithm.hpp"
 #include "cryptoaccel/error.hpp"
 #include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/request.hpp"
 #include "cryptoaccel/session.hpp"
 #include "cryptoaccel/version.hpp"

@@ -63,6 +63,30 @@ struct FrameworkOptions {
   std::vector<std::unique_ptr<Driver>> drivers;  // extra drivers (tests, plug-ins)
   Policy policy = Policy::fastest;
   bool policy_from_environment = false;  // CRYPTOACCEL_POLICY overrides `policy`
+  // The dispatch profile (profile.hpp) to load; empty: none, unless
+  // profile_from_environment, which loads default_profile_path()
+  // ($CRYPTOACCEL_PROFILE or the user's cache). A missing, corrupt, stale or
+  // other-version profile is not used; dispatch_info() says why.
+  std::string profile_path;
+  bool profile_from_environment = false;
+  // `offload`: hardware goes first for a size where it reaches this share of
+  // the best software throughput (CRYPTOACCEL_OFFLOAD_SHARE overrides it
+  // when policy_from_environment).
+  double offload_share = 0.5;
+  // Failover: after this many failures in a row a driver is quarantined for
+  // `quarantine_ms` (doubling while it keeps failing, up to 64x); 0: never.
+  unsigned failures_to_quarantine = 3;
+  unsigned quarantine_ms = 1000;
+};
+
+// How the dispatcher decides, for `cryptoaccel list` and the provider.
+struct DispatchInfo {
+  Policy policy = Policy::fastest;
+  double offload_share = 0.5;
+  bool profiled = false;                 // measurements from a profile steer the choice
+  std::string profile_path;              // the profile looked for ("" when none was)
+  std::string detail;                    // "N measurements, made <date>", or why none is used
+  std::vector<std::string> quarantined;  // drivers out of automatic dispatch now
 };
 
 class Framework {
@@ -80,6 +104,7 @@ class Framework {
   const std::vector<AbsentDriver>& absent() const noexcept;
   const std::vector<std::string>& notes() const noexcept;
   Policy policy() const noexcept;
+  DispatchInfo dispatch_info() const;
 
   // Counters since construction, only non-zero entries.
   std::vector<UsageCount> usage() const;

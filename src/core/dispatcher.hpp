@@ -1,37 +1,66 @@
 // The dispatcher: for each request, which drivers to try, in order. The first
 // is the choice; the rest are the fallbacks for a driver failure.
 //
-// Until `cryptoaccel calibrate` provides measurements, the order is the
-// conservative static default: software before hardware under `fastest`
-// (hardware loses on small requests on every machine the seeds measured),
-// hardware first under `offload`, software only under `software`; within a
-// kind, higher priority first. Drivers that are not `automatic` (null) are
-// never chosen unless pinned.
+// With a profile from `cryptoaccel calibrate`, the order depends on the
+// request's size bucket (profile.hpp): `fastest` puts the highest measured
+// throughput first, `offload` puts first the hardware that reaches a share of
+// the best software throughput, `software` keeps software only. Drivers the
+// profile did not measure come after the measured ones, in the static order.
+//
+// Without a profile the order is the conservative static default, the same
+// for every size: software before hardware under `fastest` (hardware loses on
+// small requests on every machine the seeds measured), hardware first under
+// `offload`, software only under `software`; within a kind, higher priority
+// first. Drivers that are not `automatic` (null) are never chosen unless
+// pinned; quarantined drivers are skipped while another can serve.
 #pragma once
 
 #include <array>
+#include <limits>
 #include <span>
 #include <vector>
 
 #include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/profile.hpp"
 #include "registry.hpp"
 
 namespace cryptoaccel::detail {
 
 class Dispatcher {
  public:
-  void build(const Registry& registry, Policy policy);
+  void build(const Registry& registry, Policy policy, const Profile* profile, double offload_share);
 
-  // Candidates for an algorithm, in order of preference.
-  std::span<RegisteredDriver* const> candidates(AlgorithmId id) const noexcept {
-    return order_[index_of(id)];
+  // Candidates for a request of `size` bytes, in order of preference.
+  std::span<RegisteredDriver* const> candidates(AlgorithmId id, std::size_t size) const noexcept {
+    const PerAlgorithm& a = order_[index_of(id)];
+    return a.buckets[a.by_size ? size_bucket(size) : 0].drivers;
+  }
+
+  // The sizes that get the same order as `size`: a route chosen for one
+  // request serves every request in this range.
+  SizeRange same_order(AlgorithmId id, std::size_t size) const noexcept {
+    const PerAlgorithm& a = order_[index_of(id)];
+    if (!a.by_size) return {0, std::numeric_limits<std::size_t>::max()};
+    return a.buckets[size_bucket(size)].sizes;
   }
 
   Policy policy() const noexcept { return policy_; }
+  double offload_share() const noexcept { return offload_share_; }
+  bool profiled() const noexcept { return profiled_; }
 
  private:
+  struct Bucket {
+    std::vector<RegisteredDriver*> drivers;
+    SizeRange sizes;  // the run of neighbouring buckets with this same order
+  };
+  struct PerAlgorithm {
+    std::array<Bucket, kSizeBucketCount> buckets;
+    bool by_size = false;  // do the buckets differ at all?
+  };
   Policy policy_ = Policy::fastest;
-  std::array<std::vector<RegisteredDriver*>, kAlgorithmCount> order_;
+  double offload_share_ = 0.5;
+  bool profiled_ = false;
+  std::array<PerAlgorithm, kAlgorithmCount> order_;
 };
 
 // Does `capability` cover this request's lengths?

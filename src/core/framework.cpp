@@ -1,4 +1,6 @@
+#include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "framework_impl.hpp"
 
@@ -45,13 +47,64 @@ Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>())
       registry.add_note(std::string("CRYPTOACCEL_POLICY ignored: ") + e.what());
     }
   }
-  impl_->dispatcher.build(registry, policy);
+  double share = options.offload_share;
+  if (const char* text = std::getenv("CRYPTOACCEL_OFFLOAD_SHARE");
+      text != nullptr && options.policy_from_environment) {
+    char* end = nullptr;
+    const double value = std::strtod(text, &end);
+    if (end != text && *end == '\0' && value > 0 && value <= 1000)
+      share = value;
+    else
+      registry.add_note(std::string("CRYPTOACCEL_OFFLOAD_SHARE ignored: '") + text +
+                        "' is not a positive number");
+  }
+  for (const auto& d : registry.drivers())
+    d->health.configure(options.failures_to_quarantine,
+                        std::chrono::milliseconds(options.quarantine_ms));
+
+  DispatchInfo& info = impl_->dispatch;
+  info.policy = policy;
+  info.offload_share = share;
+  info.profile_path = options.profile_path;
+  if (info.profile_path.empty() && options.profile_from_environment)
+    info.profile_path = default_profile_path();
+  std::optional<Profile> profile;
+  if (info.profile_path.empty()) {
+    info.detail = "no profile given";
+  } else {
+    try {
+      profile = load_profile(info.profile_path);
+      const std::string mismatch = profile_mismatch(*profile, drivers());
+      if (!mismatch.empty()) {
+        info.detail = "profile " + info.profile_path + " is stale: " + mismatch +
+                      " (run `cryptoaccel calibrate` again)";
+        profile.reset();
+      } else {
+        info.detail = std::to_string(profile->measurements.size()) + " measurements, made " +
+                      profile->created;
+      }
+    } catch (const NotFound&) {
+      info.detail = "no profile at " + info.profile_path + " (run `cryptoaccel calibrate`)";
+    } catch (const Error& e) {
+      info.detail = std::string(e.what()) + "; not used";
+    }
+  }
+  info.profiled = profile.has_value();
+  impl_->dispatcher.build(registry, policy, profile ? &*profile : nullptr, share);
+}
+
+DispatchInfo Framework::dispatch_info() const {
+  DispatchInfo info = impl_->dispatch;
+  for (const auto& d : impl_->registry.drivers())
+    if (d->health.quarantined()) info.quarantined.push_back(d->name);
+  return info;
 }
 
 Framework::~Framework() = default;
 
 Framework& Framework::global() {
-  static Framework instance(FrameworkOptions{.policy_from_environment = true});
+  static Framework instance(
+      FrameworkOptions{.policy_from_environment = true, .profile_from_environment = true});
   return instance;
 }
 

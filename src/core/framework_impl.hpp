@@ -10,6 +10,7 @@ namespace cryptoaccel {
 struct Framework::Impl {
   detail::Registry registry;
   detail::Dispatcher dispatcher;
+  DispatchInfo dispatch;  // what dispatch_info() reports, less the live quarantine list
 };
 
 }  // namespace cryptoaccel

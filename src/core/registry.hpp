@@ -10,6 +10,7 @@
 
 #include "cryptoaccel/driver/driver.hpp"
 #include "cryptoaccel/framework.hpp"
+#include "health.hpp"
 
 namespace cryptoaccel::detail {
 
@@ -29,6 +30,7 @@ struct RegisteredDriver {
   std::array<const Capability*, kAlgorithmCount> enabled{};
   std::vector<SelfTestResult> self_tests;
   std::array<UsageCounter, kAlgorithmCount> usage;
+  DriverHealth health;
 };
 
 class Registry {

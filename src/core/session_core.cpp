@@ -1,6 +1,7 @@
 #include "session_core.hpp"
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace cryptoaccel::detail {
@@ -58,9 +59,19 @@ SessionCore::~SessionCore() {
   flush_usage();
 }
 
-std::span<RegisteredDriver* const> SessionCore::candidates() const noexcept {
-  if (pinned_ != nullptr) return {&pinned_, 1};
-  return framework_.dispatcher.candidates(algorithm_.id);
+void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const {
+  out.clear();
+  if (pinned_ != nullptr) {
+    out.push_back(pinned_);  // pinned: whatever its health
+    return;
+  }
+  const auto all = framework_.dispatcher.candidates(algorithm_.id, size);
+  const auto now = DriverHealth::Clock::now();
+  for (RegisteredDriver* d : all)
+    if (!d->health.quarantined(now)) out.push_back(d);
+  // Quarantined drivers stay as a last resort, in order.
+  for (RegisteredDriver* d : all)
+    if (d->health.quarantined(now)) out.push_back(d);
 }
 
 DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
@@ -81,6 +92,7 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
 
 ErrorCode SessionCore::run_after_failure(Request& request) {
   ++slots_[route_.driver->index].failures;
+  route_.driver->health.failed();
   route_ = {};
   last_session_ = nullptr;
   // A pinned driver is never swapped; an in-place request may have lost its
@@ -95,8 +107,12 @@ ErrorCode SessionCore::run_routed(Request& request) {
   // input: retrying it elsewhere could return a wrong answer, so it fails.
   const bool in_place = overlaps(request);
   bool attempted = false;
-  const auto all = candidates();
-  for (RegisteredDriver* driver : all) {
+  candidates(request.in.size(), candidates_);
+  const auto ordered = framework_.dispatcher.candidates(algorithm_.id, request.in.size());
+  RegisteredDriver* const first_choice = pinned_ != nullptr ? pinned_
+                                         : ordered.empty()  ? nullptr
+                                                            : ordered.front();
+  for (RegisteredDriver* driver : candidates_) {
     const Capability* capability = driver->enabled[a];
     if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);
@@ -105,14 +121,22 @@ ErrorCode SessionCore::run_routed(Request& request) {
     request.continues = request.continues && session == last_session_;
     request.status = ErrorCode::ok;
     if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
-      // Only the dispatcher's first choice is cached: whatever it covers, it
-      // would be chosen for anyway.
-      if (driver == all.front()) route_ = {driver, session, capability, &slots_[driver->index]};
+      // Only the dispatcher's first choice is cached: whatever it covers in
+      // its size range, it would be chosen for anyway.
+      if (driver == first_choice) {
+        const SizeRange sizes =
+            pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
+                               : framework_.dispatcher.same_order(algorithm_.id, request.in.size());
+        route_ = {
+            driver, session, capability, &slots_[driver->index], sizes.min, sizes.max - sizes.min};
+      }
+      driver->health.succeeded();
       count(driver, request.in.size());
       last_session_ = session;
       return request.status;
     }
     ++slots_[driver->index].failures;
+    driver->health.failed();
     last_session_ = nullptr;
     if (in_place) break;
   }
@@ -137,7 +161,10 @@ void SessionCore::throw_no_driver(const Request& request) const {
 
 SessionCore::Stream SessionCore::open_stream() {
   const std::size_t a = index_of(algorithm_.id);
-  for (RegisteredDriver* driver : candidates()) {
+  // A stream's size is unknown; streams carry long inputs, so the largest
+  // size bucket decides.
+  candidates(std::numeric_limits<std::size_t>::max(), candidates_);
+  for (RegisteredDriver* driver : candidates_) {
     if (!driver->enabled[a]->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);
     if (session == nullptr) continue;

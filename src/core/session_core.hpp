@@ -32,7 +32,8 @@ class SessionCore {
     ++generation_;
     // The hot path: the dispatcher's first choice served the previous
     // request and covers this one.
-    if (route_.session != nullptr && covers(*route_.capability, request)) [[likely]] {
+    if (route_.session != nullptr && request.in.size() - route_.low <= route_.width &&
+        covers(*route_.capability, request)) [[likely]] {
       request.continues = request.continues && route_.session == last_session_;
       request.status = ErrorCode::ok;
       route_.session->process_one(request);
@@ -65,7 +66,8 @@ class SessionCore {
     bool unusable = false;  // open_session failed: skip this driver
     std::uint64_t requests = 0, bytes = 0, failures = 0;
   };
-  std::span<RegisteredDriver* const> candidates() const noexcept;
+  // In order of preference, the drivers in quarantine last.
+  void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
   ErrorCode run_routed(Request& request);
   ErrorCode run_after_failure(Request& request);
   void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
@@ -93,15 +95,17 @@ class SessionCore {
   DriverSession* last_session_ = nullptr;  // served the previous request
   std::uint64_t generation_ = 0;
   std::uint32_t unflushed_ = 0;
-  // The route of the previous request. Until dispatch depends on size, the
-  // same driver serves every request it covers, so the next one skips the
-  // candidate walk.
+  // The route of the previous request. The dispatcher's first choice is the
+  // same for every size in [low, low + width] (the whole range without a
+  // profile), so a request there that it covers skips the candidate walk.
   struct Route {
     RegisteredDriver* driver = nullptr;
     DriverSession* session = nullptr;
     const Capability* capability = nullptr;
     Slot* slot = nullptr;  // slots_[driver->index], which never moves
+    std::size_t low = 0, width = 0;
   } route_;
+  std::vector<RegisteredDriver*> candidates_;  // scratch for run_routed
 };
 
 }  // namespace cryptoaccel::detail

@@ -78,7 +78,9 @@ TEST(Dispatch, DriverFailureFallsBackWithTheRightAnswer) {
   }  // counters are published when the session ends
   const auto usage = bed.framework->usage();
   ASSERT_NE(find_usage(usage, "accel"), nullptr);
-  EXPECT_EQ(find_usage(usage, "accel")->failures, 5u);
+  // Three failures in a row quarantine it (FrameworkOptions): the last two
+  // requests went straight to soft.
+  EXPECT_EQ(find_usage(usage, "accel")->failures, 3u);
   EXPECT_EQ(find_usage(usage, "accel")->requests, 0u);
   ASSERT_NE(find_usage(usage, "soft"), nullptr);
   EXPECT_GE(find_usage(usage, "soft")->requests, 5u);

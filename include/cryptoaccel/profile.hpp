@@ -1,0 +1,97 @@
+// Dispatch profiles: what `cryptoaccel calibrate` measured on this machine,
+// per driver, algorithm and request size, so the dispatcher can choose the
+// fastest path for each request instead of one path for all sizes.
+//
+// A profile is a versioned JSON document (docs/dispatch.md). It records each
+// driver's identity (name, description, kind, priority); a profile made with
+// other drivers (another machine, a kernel module loaded or gone, another
+// OpenSSL) is stale and is not used.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/framework.hpp"
+
+namespace cryptoaccel {
+
+inline constexpr int kProfileVersion = 1;
+
+// The request sizes the dispatcher tells apart: a request uses the figures
+// of the largest of these not above its size (the first below 64 bytes).
+inline constexpr std::size_t kSizeBuckets[] = {16, 64, 256, 1024, 4096, 16384, 65536};
+inline constexpr std::size_t kSizeBucketCount = std::size(kSizeBuckets);
+
+constexpr std::size_t size_bucket(std::size_t size) noexcept {
+  // Buckets grow by 4x from 16 (2^4): the bucket is half of log2(size) - 4.
+  const int log2 = size == 0 ? 0 : 63 - __builtin_clzll(size);
+  const int bucket = (log2 - 4) / 2;
+  return bucket < 0                                     ? 0
+         : bucket >= static_cast<int>(kSizeBucketCount) ? kSizeBucketCount - 1
+                                                        : std::size_t(bucket);
+}
+
+struct Measurement {
+  std::string driver;
+  AlgorithmId algorithm;
+  std::size_t size = 0;             // bytes per request
+  unsigned in_flight = 1;           // requests kept in flight while measuring
+  double bytes_per_second = 0;      // of elapsed time
+  double cpu_seconds_per_byte = 0;  // user + system, of this process
+};
+
+struct Profile {
+  int version = kProfileVersion;
+  std::string created;                         // ISO 8601, UTC
+  std::map<std::string, std::string> drivers;  // name -> identity
+  std::vector<Measurement> measurements;
+};
+
+// The identity a profile records for a driver.
+std::string driver_identity(const DriverInfo& driver);
+
+// JSON text to a profile and back. parse_profile throws InvalidArgument
+// naming what is wrong (not JSON, another format, another version, a bad
+// field).
+Profile parse_profile(std::string_view json);
+std::string to_json(const Profile& profile);
+
+// Reads and parses a file; throws NotFound when it does not exist,
+// InvalidArgument when it is not a profile.
+Profile load_profile(const std::string& path);
+// Writes atomically (a temporary file renamed over the target), creating
+// the folder; throws Error on failure, leaving any old profile in place.
+void save_profile(const Profile& profile, const std::string& path);
+
+// $CRYPTOACCEL_PROFILE, else $XDG_CACHE_HOME/cryptoaccel/profile.json, else
+// ~/.cache/cryptoaccel/profile.json.
+std::string default_profile_path();
+
+// Why a profile does not fit these drivers, or "" when it does. Only
+// automatic drivers count (null is never dispatched to).
+std::string profile_mismatch(const Profile& profile, std::span<const DriverInfo> drivers);
+
+struct CalibrationOptions {
+  std::vector<std::string> drivers;     // empty: every automatic driver
+  std::vector<AlgorithmId> algorithms;  // empty: every algorithm
+  std::vector<std::size_t> sizes{std::begin(kSizeBuckets), std::end(kSizeBuckets)};
+  double seconds = 0.1;  // per measurement
+  // Called after each measurement: what was measured, how many done of how many.
+  std::function<void(const Measurement&, std::size_t done, std::size_t total)> progress;
+  // Polled between measurements; true stops early with what was measured.
+  std::function<bool()> interrupted;
+};
+
+// Measures every driver x algorithm x size on this framework: one request at
+// a time, and for drivers that keep several in flight also batches of
+// max_in_flight. Throughput is of elapsed time; CPU time is the process's.
+Profile calibrate(Framework& framework, const CalibrationOptions& options);
+
+}  // namespace cryptoaccel

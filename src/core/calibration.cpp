@@ -1,0 +1,175 @@
+// `cryptoaccel calibrate`: throughput and CPU cost of every driver x
+// algorithm x size, measured on the drivers' own sessions (the framework's
+// per-request cost is the same whichever driver serves, so it is left out).
+#include <openssl/rand.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <ctime>
+#include <optional>
+
+#include "cryptoaccel/profile.hpp"
+#include "cryptoaccel/session.hpp"
+#include "framework_impl.hpp"
+#include "secure_buffer.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ByteVector = std::vector<std::uint8_t>;
+
+ByteVector random_bytes(std::size_t n) {
+  ByteVector out(n);
+  if (n != 0 && RAND_bytes(out.data(), static_cast<int>(n)) != 1)
+    throw DriverFailure("calibrate: no random bytes from OpenSSL");
+  return out;
+}
+
+double thread_cpu_seconds() {
+  rusage r{};
+  getrusage(RUSAGE_THREAD, &r);
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::size_t pick(const SizeRange& allowed, std::size_t wanted) {
+  return allowed.contains(wanted) ? wanted : allowed.min;
+}
+
+// Whether requests of `size` bytes are valid for this algorithm and driver.
+bool size_fits(const Algorithm& a, const Capability& c, std::size_t size) {
+  if (size > c.max_request) return false;
+  if (a.kind == AlgorithmKind::cipher) return size % a.input_multiple == 0 && size >= a.min_input;
+  return true;
+}
+
+// One measurement: `in_flight` requests per batch, batches until `seconds`.
+std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm& a,
+                                   const Capability& c, std::size_t size, unsigned in_flight,
+                                   double seconds) {
+  const std::size_t key_size =
+      a.kind == AlgorithmKind::mac ? pick(c.key_sizes, 16) : pick(c.key_sizes, a.key_size.min);
+  ByteVector random_key = random_bytes(key_size);
+  const detail::SecureBuffer key(random_key);  // wiped however this returns
+  secure_wipe(random_key.data(), random_key.size());
+  std::unique_ptr<DriverSession> session;
+  try {
+    session = d.driver->open_session(a, key.span());
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  const ByteVector iv = random_bytes(pick(c.iv_sizes, a.iv_size));
+  std::vector<ByteVector> buffers, outputs, tags;
+  std::vector<Request> batch(in_flight);
+  for (unsigned i = 0; i < in_flight; ++i) {
+    buffers.push_back(random_bytes(size));
+    outputs.emplace_back(
+        a.kind == AlgorithmKind::cipher || a.kind == AlgorithmKind::aead ? 0 : a.output_size);
+    tags.emplace_back(a.kind == AlgorithmKind::aead ? pick(c.tag_sizes, 16) : 0);
+  }
+  for (unsigned i = 0; i < in_flight; ++i) {
+    Request& r = batch[i];
+    r.op = a.kind == AlgorithmKind::digest || a.kind == AlgorithmKind::mac ? Operation::digest
+                                                                           : Operation::encrypt;
+    r.iv = iv;
+    r.in = buffers[i];
+    r.out = outputs[i].empty() ? std::span<std::uint8_t>(buffers[i]) : outputs[i];
+    r.tag = tags[i];
+  }
+  // Batches are timed in runs that double until a run takes 2 ms, so that
+  // reading the clock costs nothing next to a 16-byte software request.
+  std::uint64_t requests = 0;
+  std::uint64_t run = 1;
+  const double cpu0 = thread_cpu_seconds();
+  const auto start = Clock::now();
+  double elapsed = 0;
+  while (elapsed < seconds) {
+    const auto run_start = Clock::now();
+    for (std::uint64_t k = 0; k < run; ++k) {
+      if (session->process(batch) != batch.size()) return std::nullopt;
+      for (const Request& r : batch)
+        if (r.status != ErrorCode::ok) return std::nullopt;
+    }
+    requests += run * in_flight;
+    const auto now = Clock::now();
+    if (now - run_start < std::chrono::milliseconds(2)) run *= 2;
+    elapsed = std::chrono::duration<double>(now - start).count();
+  }
+  const double cpu = thread_cpu_seconds() - cpu0;
+  const double bytes = static_cast<double>(requests) * static_cast<double>(size == 0 ? 1 : size);
+  return Measurement{.driver = d.name,
+                     .algorithm = a.id,
+                     .size = size,
+                     .in_flight = in_flight,
+                     .bytes_per_second = bytes / elapsed,
+                     .cpu_seconds_per_byte = cpu / bytes};
+}
+
+}  // namespace
+
+Profile calibrate(Framework& framework, const CalibrationOptions& options) {
+  auto& registry = framework.impl().registry;
+  std::vector<detail::RegisteredDriver*> drivers;
+  if (options.drivers.empty()) {
+    for (const auto& d : registry.drivers())
+      if (d->traits.automatic) drivers.push_back(d.get());
+  } else {
+    for (const std::string& name : options.drivers) {
+      detail::RegisteredDriver* d = registry.find(name);
+      if (d == nullptr)
+        throw NotFound("no driver named '" + name + "' (`cryptoaccel list` shows the drivers)");
+      drivers.push_back(d);
+    }
+  }
+  std::vector<AlgorithmId> wanted = options.algorithms;
+  if (wanted.empty())
+    for (const Algorithm& a : algorithms()) wanted.push_back(a.id);
+
+  struct Job {
+    detail::RegisteredDriver* driver;
+    const Algorithm* algorithm;
+    const Capability* capability;
+    std::size_t size;
+    unsigned in_flight;
+  };
+  std::vector<Job> jobs;
+  for (detail::RegisteredDriver* d : drivers)
+    for (AlgorithmId id : wanted) {
+      const Capability* c = d->enabled[index_of(id)];
+      if (c == nullptr) continue;
+      const Algorithm& a = algorithm(id);
+      for (std::size_t size : options.sizes) {
+        if (!size_fits(a, *c, size)) continue;
+        jobs.push_back({d, &a, c, size, 1});
+        const auto depth = static_cast<unsigned>(d->traits.max_in_flight);
+        if (depth > 1) jobs.push_back({d, &a, c, size, depth});
+      }
+    }
+
+  Profile profile;
+  profile.created = utc_now();
+  for (const DriverInfo& info : framework.drivers())
+    if (info.traits.automatic) profile.drivers[info.name] = driver_identity(info);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (options.interrupted && options.interrupted()) break;
+    const Job& j = jobs[i];
+    if (auto m =
+            measure(*j.driver, *j.algorithm, *j.capability, j.size, j.in_flight, options.seconds)) {
+      if (options.progress) options.progress(*m, i + 1, jobs.size());
+      profile.measurements.push_back(std::move(*m));
+    }
+  }
+  return profile;
+}
+
+}  // namespace cryptoaccel
