@@ -2,16 +2,18 @@
 #   make run    install what is missing, build, run the main job
 #                (cryptoaccel list, then a short speed comparison with a plot)
 #   make test   install what is missing, build, pass every test
-#                (the normal build, then an ASan+UBSan build of the suites)
+#                (the normal build, then an ASan+UBSan build of the suites, then
+#                a TSan build of the concurrency tests)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 
 CONFIGURE = cmake -S . -G Ninja -Wno-dev
 
-.PHONY: all deps configure build run test test-unit test-asan install format clean
+.PHONY: all deps configure build run test test-unit test-asan test-tsan install format clean
 
 all: build
 
@@ -33,7 +35,7 @@ run: build
 	$(BUILD)/tools/cryptoaccel speed --driver all -seconds 1 aes-128-cbc aes-128-gcm sha256 \
 	  --plot $(SPEED_PLOT)
 
-test: test-unit test-asan
+test: test-unit test-asan test-tsan
 
 test-unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
@@ -44,6 +46,15 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS)
 
+# The asynchronous API, failover and quarantine under ThreadSanitizer: only
+# the unit tests are built, and only those suites run.
+TSAN_TESTS ?= ^(Async|Failover|Quarantine)\.
+test-tsan: deps
+	@$(CONFIGURE) -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCRYPTOACCEL_SANITIZE=thread -DCRYPTOACCEL_BENCH=OFF $(CMAKE_ARGS) >/dev/null
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target unit_tests
+	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j$(JOBS) -R '$(TSAN_TESTS)'
+
 install: build
 	cmake --install $(BUILD)
 	ldconfig
@@ -52,4 +63,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

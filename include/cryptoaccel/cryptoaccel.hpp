@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/async.hpp"
 #include "cryptoaccel/error.hpp"
 #include "cryptoaccel/framework.hpp"
 #include "cryptoaccel/profile.hpp"

@@ -32,6 +32,11 @@ class DriverHealth {
     ++total_quarantines_;
   }
 
+  // Quarantines at once (a driver that hung needs no second chance yet).
+  void quarantine() noexcept {
+    for (std::uint32_t i = 0; i < failures_to_quarantine_; ++i) failed();
+  }
+
   void succeeded() noexcept {
     if (consecutive_failures_.load(std::memory_order_relaxed) != 0)
       consecutive_failures_.store(0, std::memory_order_relaxed);

@@ -7,11 +7,6 @@
 namespace cryptoaccel::detail {
 namespace {
 
-bool overlaps(const Request& r) {
-  return !r.in.empty() && !r.out.empty() && r.out.data() < r.in.data() + r.in.size() &&
-         r.in.data() < r.out.data() + r.out.size();
-}
-
 std::string sizes(const SizeRange& r) {
   return r.min == r.max ? std::to_string(r.min)
                         : std::to_string(r.min) + " to " + std::to_string(r.max);
@@ -101,7 +96,7 @@ ErrorCode SessionCore::run_after_failure(Request& request) {
   return run_routed(request);
 }
 
-ErrorCode SessionCore::run_routed(Request& request) {
+ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoid) {
   const std::size_t a = index_of(algorithm_.id);
   // An in-place request whose driver failed may have half-overwritten its
   // input: retrying it elsewhere could return a wrong answer, so it fails.
@@ -113,6 +108,7 @@ ErrorCode SessionCore::run_routed(Request& request) {
                                          : ordered.empty()  ? nullptr
                                                             : ordered.front();
   for (RegisteredDriver* driver : candidates_) {
+    if (driver == avoid) continue;
     const Capability* capability = driver->enabled[a];
     if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);

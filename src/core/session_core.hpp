@@ -2,6 +2,7 @@
 // and the routing of each request through the dispatcher with fallback.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,13 @@
 #include "secure_buffer.hpp"
 
 namespace cryptoaccel::detail {
+
+// Does the output overlap the input? A failed in-place request may have
+// lost its input, so it is never re-run elsewhere.
+inline bool overlaps(const Request& r) noexcept {
+  return !r.in.empty() && !r.out.empty() && r.out.data() < r.in.data() + r.in.size() &&
+         r.in.data() < r.out.data() + r.out.size();
+}
 
 class SessionCore {
  public:
@@ -47,6 +55,21 @@ class SessionCore {
     return run_routed(request);
   }
 
+  // Runs a batch for the asynchronous API: consecutive requests that the
+  // dispatcher sends to the same driver go to it together (requests in
+  // flight, up to its max_in_flight); a request that fails there is re-run
+  // alone on the next candidate. `avoid` (may be null) is never used: it
+  // timed out on these requests. `watch` (may be null) holds the driver at
+  // work and since when, for a watchdog. Every request ends with its status; nothing throws.
+  // `served` (null, or one entry per request) receives the driver that
+  // completed each request (null when none did).
+  struct Watch {
+    std::atomic<RegisteredDriver*> driver{nullptr};
+    std::atomic<std::int64_t> since{0};  // steady_clock ticks; 0: idle
+  };
+  void run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
+                 RegisteredDriver** served) noexcept;
+
   // Counts requests run; a stream compares it to tell whether anything ran
   // on this session since its own previous request.
   std::uint64_t generation() const noexcept { return generation_; }
@@ -68,7 +91,7 @@ class SessionCore {
   };
   // In order of preference, the drivers in quarantine last.
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
-  ErrorCode run_routed(Request& request);
+  ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr);
   ErrorCode run_after_failure(Request& request);
   void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
     Slot& slot = driver == route_.driver ? *route_.slot : slots_[driver->index];
