@@ -48,6 +48,7 @@ class Session {
  protected:
   Session(std::string_view algorithm, AlgorithmKind expected, Bytes key,
           const SessionOptions& options);
+  Session(const Algorithm& algorithm, std::unique_ptr<detail::SessionCore> core);
   const Algorithm* algorithm_ = nullptr;
   std::unique_ptr<detail::SessionCore> core_;
   // Reused by every request: zeroing a fresh Request per call compiles to a
@@ -124,12 +125,20 @@ class DigestSession : public Session {
   void update(Bytes in);
   void final(MutableBytes out);
   std::vector<std::uint8_t> final();
+  // Abandons a running stream, if any: the next update() starts a new one.
+  void reset() noexcept;
+
+  // An independent session with the same algorithm, key and pin, whose
+  // stream (if one is running) continues from this one's state. Throws
+  // Unsupported when the driver holding the stream cannot copy it.
+  DigestSession clone() const;
 
  protected:
   DigestSession(std::string_view algorithm, AlgorithmKind kind, Bytes key,
                 const SessionOptions& options);
 
  private:
+  DigestSession(const Algorithm& algorithm, std::unique_ptr<detail::SessionCore> core);
   std::unique_ptr<detail::StreamState> stream_;
 };
 

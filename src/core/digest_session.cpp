@@ -27,6 +27,26 @@ DigestSession::DigestSession(std::string_view algorithm, AlgorithmKind kind, Byt
                              const SessionOptions& options)
     : Session(algorithm, kind, key, options) {}
 
+DigestSession::DigestSession(const Algorithm& algorithm, std::unique_ptr<detail::SessionCore> core)
+    : Session(algorithm, std::move(core)) {}
+
+void DigestSession::reset() noexcept {
+  stream_.reset();
+}
+
+DigestSession DigestSession::clone() const {
+  DigestSession copy(algorithm(), core_->clone());
+  if (stream_) {
+    auto stream = stream_->stream.stream->clone();
+    if (!stream)
+      throw Unsupported(prefix(algorithm()) + "driver '" + stream_->stream.driver->name +
+                        "' cannot copy a running digest");
+    copy.stream_ = std::make_unique<detail::StreamState>(
+        detail::StreamState{{std::move(stream), stream_->stream.driver}, stream_->bytes});
+  }
+  return copy;
+}
+
 DigestSession::~DigestSession() = default;
 DigestSession::DigestSession(DigestSession&&) noexcept = default;
 DigestSession& DigestSession::operator=(DigestSession&&) noexcept = default;

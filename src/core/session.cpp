@@ -15,6 +15,9 @@ Session::Session(std::string_view name, AlgorithmKind expected, Bytes key,
   algorithm_ = &algorithm;
 }
 
+Session::Session(const Algorithm& algorithm, std::unique_ptr<detail::SessionCore> core)
+    : algorithm_(&algorithm), core_(std::move(core)) {}
+
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;

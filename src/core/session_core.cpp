@@ -50,6 +50,17 @@ SessionCore::SessionCore(const Algorithm& algorithm, Bytes key, const SessionOpt
   slots_.resize(framework_.registry.drivers().size());
 }
 
+SessionCore::SessionCore(const SessionCore& other, Bytes key)
+    : framework_(other.framework_),
+      algorithm_(other.algorithm_),
+      key_(key),
+      pinned_(other.pinned_),
+      slots_(other.slots_.size()) {}
+
+std::unique_ptr<SessionCore> SessionCore::clone() const {
+  return std::unique_ptr<SessionCore>(new SessionCore(*this, key_.span()));
+}
+
 SessionCore::~SessionCore() {
   flush_usage();
 }

@@ -27,6 +27,10 @@ class SessionCore {
   SessionCore(const SessionCore&) = delete;
   SessionCore& operator=(const SessionCore&) = delete;
 
+  // A fresh core with the same framework, algorithm, key and pin; no driver
+  // sessions are shared (each core serves its own thread).
+  std::unique_ptr<SessionCore> clone() const;
+
   std::string_view last_driver() const noexcept {
     return last_ ? std::string_view(last_->name) : std::string_view();
   }
@@ -84,6 +88,7 @@ class SessionCore {
   void record(RegisteredDriver* driver, std::size_t bytes, bool failed) noexcept;
 
  private:
+  SessionCore(const SessionCore& other, Bytes key);
   struct Slot {
     std::unique_ptr<DriverSession> session;
     bool unusable = false;  // open_session failed: skip this driver

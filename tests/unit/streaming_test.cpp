@@ -126,6 +126,28 @@ TEST_P(DigestStreaming, AnySplitEqualsOneShot) {
   EXPECT_EQ(s.final(), s.digest({}));
 }
 
+// A clone continues from the running state; both finish independently (TLS
+// copies its transcript hash mid-handshake and keeps hashing the original).
+TEST_P(DigestStreaming, CloneContinuesIndependently) {
+  const Algorithm& a = *find_algorithm(GetParam());
+  const ByteVector key = random_bytes(20);
+  DigestSession s = a.kind == AlgorithmKind::mac ? MacSession(a.name, key) : DigestSession(a.name);
+  const ByteVector head = random_bytes(100), tail1 = random_bytes(77), tail2 = random_bytes(5);
+  auto joined = [](ByteVector x, const ByteVector& y) {
+    x.insert(x.end(), y.begin(), y.end());
+    return x;
+  };
+  s.update(head);
+  DigestSession copy = s.clone();
+  copy.update(tail2);
+  s.update(tail1);
+  EXPECT_EQ(s.final(), s.digest(joined(head, tail1))) << a.name;
+  EXPECT_EQ(copy.final(), copy.digest(joined(head, tail2))) << a.name;
+  // A clone of an idle session is a fresh session with the same key.
+  DigestSession idle = s.clone();
+  EXPECT_EQ(idle.digest(head), s.digest(head)) << a.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Digests, DigestStreaming,
                          testing::Values("md5", "sha1", "sha224", "sha256", "sha384", "sha512",
                                          "hmac-md5", "hmac-sha1", "hmac-sha256", "hmac-sha512"));

@@ -50,6 +50,10 @@ class DigestStream {
   virtual ErrorCode update(std::span<const std::uint8_t> in) noexcept = 0;
   // Writes out.size() bytes (the full digest length) and ends the stream.
   virtual ErrorCode final(std::span<std::uint8_t> out) noexcept = 0;
+  // An independent copy of the running state (TLS copies its transcript
+  // hashes mid-stream), or null when the driver cannot copy one. Throws Error
+  // on driver failure.
+  virtual std::unique_ptr<DigestStream> clone() const { return nullptr; }
 };
 
 // One algorithm and key on one driver. A driver session serves one thread at

@@ -22,7 +22,16 @@ int send_all(const Fd& operation, std::span<const std::uint8_t> in, bool more) n
 
 class HashStream final : public DigestStream {
  public:
-  explicit HashStream(Fd operation) : operation_(std::move(operation)) {}
+  explicit HashStream(Fd operation, bool started = false)
+      : operation_(std::move(operation)), started_(started) {}
+  // accept() on an operation socket gives a new one holding a copy of the
+  // hash state (algif_hash exports and imports it).
+  std::unique_ptr<DigestStream> clone() const override {
+    int error = 0;
+    Fd copy = accept_operation(operation_, error);
+    if (error != 0) throw DriverFailure("afalg: cannot copy a hash stream: " + errno_text(error));
+    return std::make_unique<HashStream>(std::move(copy), started_);
+  }
   ErrorCode update(std::span<const std::uint8_t> in) noexcept override {
     if (in.empty()) return ErrorCode::ok;
     started_ = true;

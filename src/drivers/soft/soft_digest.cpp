@@ -27,6 +27,14 @@ class SoftDigestStream final : public DigestStream {
     if (EVP_DigestFinal_ex(ctx_.get(), out.data(), &len) != 1 || len != out.size()) return failed();
     return ErrorCode::ok;
   }
+  std::unique_ptr<DigestStream> clone() const override {
+    MdCtxPtr copy(EVP_MD_CTX_new());
+    if (!copy || EVP_MD_CTX_copy_ex(copy.get(), ctx_.get()) != 1) {
+      ERR_clear_error();
+      throw DriverFailure("soft: cannot copy a digest stream");
+    }
+    return std::make_unique<SoftDigestStream>(std::move(copy));
+  }
 
  private:
   MdCtxPtr ctx_;
@@ -79,6 +87,14 @@ class SoftMacStream final : public DigestStream {
     if (EVP_MAC_final(ctx_.get(), out.data(), &len, out.size()) != 1 || len != out.size())
       return failed();
     return ErrorCode::ok;
+  }
+  std::unique_ptr<DigestStream> clone() const override {
+    MacCtxPtr copy(EVP_MAC_CTX_dup(ctx_.get()));
+    if (!copy) {
+      ERR_clear_error();
+      throw DriverFailure("soft: cannot copy an HMAC stream");
+    }
+    return std::make_unique<SoftMacStream>(std::move(copy));
   }
 
  private:

@@ -1,0 +1,510 @@
+// ECB, CBC, CTR and XTS ciphers (AES, DES, 3DES): EVP's update/final
+// contract on top of a streaming CipherSession. ECB and CBC buffer partial
+// blocks and apply PKCS#7 padding unless it is turned off; CBC also serves
+// libssl's TLS records (tls_cbc.hpp). CTR keeps OpenSSL's `num`; XTS takes
+// one data unit per update, as OpenSSL's does.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <new>
+#include <optional>
+
+#include "cipher_common.hpp"
+#include "cipher_families.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "tls_cbc.hpp"
+
+namespace cryptoaccel::provider {
+namespace {
+
+constexpr std::size_t kMaxBlock = 16;
+
+// Adds `blocks` to a big-endian 128-bit counter, as AES-CTR does.
+void add_to_counter(std::array<std::uint8_t, 16>& counter, std::uint64_t blocks) {
+  for (std::size_t i = counter.size(); i-- > 0 && blocks != 0;) {
+    const std::uint64_t sum = counter[i] + (blocks & 0xff);
+    counter[i] = static_cast<std::uint8_t>(sum);
+    blocks = (blocks >> 8) + (sum >> 8);
+  }
+}
+
+CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
+  const SessionOptions& options = pc.options(a.id);
+  try {
+    return CipherSession(a.name, key, options);
+  } catch (const Error&) {
+    // A pinned driver that refuses this key leaves the algorithm to the
+    // dispatcher (and so to soft), never to another provider.
+    if (options.driver.empty()) throw;
+  }
+  return CipherSession(a.name, key, pc.unpinned());
+}
+
+class BlockCipherCtx {
+ public:
+  BlockCipherCtx(ProviderContext* pc, const Algorithm& a) : pc_(pc), alg_(a) {}
+  BlockCipherCtx(const BlockCipherCtx& other)
+      : pc_(other.pc_),
+        alg_(other.alg_),
+        key_(other.key_),
+        encrypt_(other.encrypt_),
+        padding_(other.padding_),
+        iv_(other.iv_),
+        chain_(other.chain_),
+        num_(other.num_),
+        buf_(other.buf_),
+        buf_len_(other.buf_len_),
+        tls_version_(other.tls_version_),
+        tls_mac_size_(other.tls_mac_size_) {
+    if (!key_.empty()) {
+      session_.emplace(open_cipher(*pc_, alg_, key_.span()));
+      if (other.started_) restart(num_);
+    }
+  }
+  ~BlockCipherCtx() {
+    secure_wipe(buf_.data(), buf_.size());
+    secure_wipe(chain_.data(), chain_.size());
+  }
+
+  ProviderContext* pc() const noexcept { return pc_; }
+
+  int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
+           std::size_t ivlen, const OSSL_PARAM params[]) {
+    encrypt_ = encrypt;
+    if (key != nullptr) {
+      check_key_length(alg_, keylen);
+      const Bytes k(key, keylen);
+      // Re-keying with the same key (speed's GCM loop, libssl) keeps the
+      // session and its key schedule.
+      if (!session_ || !key_.equals(k)) {
+        session_.reset();
+        session_.emplace(open_cipher(*pc_, alg_, k));
+        key_.assign(k);
+      }
+    }
+    if (iv != nullptr && alg_.iv_size != 0) {
+      if (ivlen != alg_.iv_size)
+        throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
+                              "-byte IV, not " + std::to_string(ivlen));
+      std::copy(iv, iv + ivlen, iv_.begin());
+    }
+    buf_len_ = 0;
+    started_ = false;
+    chain_ = iv_;
+    num_ = 0;
+    if (!set_params(params)) return 0;
+    if (session_) restart(0);
+    return 1;
+  }
+
+  int update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
+             std::size_t inl) {
+    if (!session_) [[unlikely]]
+      return not_initialised();
+    switch (alg_.mode) {
+      case CipherMode::ctr:
+        if (outsz < inl) [[unlikely]]
+          return too_small(inl, outsz);
+        session_->update({in, inl}, {out, inl});
+        add_to_counter(chain_, (num_ + inl) / 16);
+        num_ = (num_ + inl) % 16;
+        *outl = inl;
+        return 1;
+      case CipherMode::xts:
+        if (outsz < inl) [[unlikely]]
+          return too_small(inl, outsz);
+        if (encrypt_)
+          session_->encrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
+        else
+          session_->decrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
+        *outl = inl;
+        return 1;
+      default:
+        if (tls_version_ != 0 && alg_.mode == CipherMode::cbc)
+          return encrypt_ ? tls_seal(out, outl, outsz, in, inl)
+                          : tls_open(out, outl, outsz, in, inl);
+        return block_update(out, outl, outsz, in, inl);
+    }
+  }
+
+  int final(std::uint8_t* out, std::size_t* outl, std::size_t outsz) {
+    *outl = 0;
+    if (!session_) [[unlikely]]
+      return not_initialised();
+    if ((alg_.mode != CipherMode::ecb && alg_.mode != CipherMode::cbc) || tls_version_ != 0)
+      return 1;
+    const std::size_t bs = alg_.block_size;
+    if (!padding_) {
+      if (buf_len_ != 0) return wrong_final_block();
+      return 1;
+    }
+    if (encrypt_) {
+      if (outsz < bs) return too_small(bs, outsz);
+      const std::size_t pad = bs - buf_len_;
+      std::fill(buf_.begin() + buf_len_, buf_.begin() + bs, static_cast<std::uint8_t>(pad));
+      run(buf_.data(), out, bs);
+      buf_len_ = 0;
+      *outl = bs;
+      return 1;
+    }
+    if (buf_len_ != bs) return wrong_final_block();
+    std::array<std::uint8_t, kMaxBlock> last{};
+    run(buf_.data(), last.data(), bs);
+    buf_len_ = 0;
+    const std::size_t pad = last[bs - 1];
+    bool good = pad >= 1 && pad <= bs;
+    for (std::size_t i = 0; good && i < pad; ++i) good = last[bs - 1 - i] == pad;
+    if (!good) {
+      secure_wipe(last.data(), last.size());
+      CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: %s: bad decrypt (wrong padding)",
+                        std::string(alg_.name).c_str());
+      return 0;
+    }
+    if (outsz < bs - pad) {
+      secure_wipe(last.data(), last.size());
+      return too_small(bs - pad, outsz);
+    }
+    std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs - pad), out);
+    secure_wipe(last.data(), last.size());
+    *outl = bs - pad;
+    return 1;
+  }
+
+  int get_params(OSSL_PARAM params[]) {
+    OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+        !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+        !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
+        !OSSL_PARAM_set_uint(p, padding_ ? 1 : 0))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) &&
+        !OSSL_PARAM_set_uint(p, static_cast<unsigned>(num_)))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
+        !OSSL_PARAM_set_octet_string(p, iv_.data(), alg_.iv_size))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) &&
+        !OSSL_PARAM_set_octet_string(p, chain_.data(), alg_.iv_size))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
+        !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
+    return 1;
+  }
+
+  int set_params(const OSSL_PARAM params[]) {
+    if (params == nullptr) return 1;
+    const OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+      unsigned v = 0;
+      if (!read_uint(pc_, p, v)) return 0;
+      padding_ = v != 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+      std::size_t v = 0;
+      if (!read_size(pc_, p, v)) return 0;
+      check_key_length(alg_, v);
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
+      unsigned v = 0;
+      if (!read_uint(pc_, p, v)) return 0;
+      tls_version_ = v;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
+      std::size_t v = 0;
+      if (!read_size(pc_, p, v)) return 0;
+      if (v > tls_mac_.size()) {
+        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: TLS MAC of %zu bytes", v);
+        return 0;
+      }
+      tls_mac_size_ = v;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
+      unsigned v = 0;
+      if (!read_uint(pc_, p, v)) return 0;
+      if (alg_.mode == CipherMode::ctr) {
+        if (v >= 16) {
+          CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: CTR num %u is not below 16", v);
+          return 0;
+        }
+        if (session_) restart(v);
+        num_ = v;
+      }
+    }
+    return 1;
+  }
+
+ private:
+  // (Re)starts the session's stream at chain_, `skip` bytes into the
+  // current CTR block.
+  void restart(std::size_t skip) {
+    if (alg_.mode == CipherMode::xts) return;
+    session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
+                    {chain_.data(), alg_.iv_size});
+    started_ = true;
+    if (skip != 0) {
+      std::array<std::uint8_t, 16> scratch{};
+      session_->update({scratch.data(), skip}, {scratch.data(), skip});
+      secure_wipe(scratch.data(), scratch.size());
+    }
+  }
+
+  // One streamed request, keeping the CBC chain for dupctx and "updated-iv".
+  void run(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+    const std::size_t bs = alg_.block_size;
+    if (alg_.mode == CipherMode::cbc && !encrypt_) {
+      std::array<std::uint8_t, kMaxBlock> next;
+      std::copy(in + n - bs, in + n, next.begin());
+      session_->update({in, n}, {out, n});
+      std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(bs), chain_.begin());
+      return;
+    }
+    session_->update({in, n}, {out, n});
+    if (alg_.mode == CipherMode::cbc) std::copy(out + n - bs, out + n, chain_.begin());
+  }
+
+  int block_update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
+                   std::size_t inl) {
+    const std::size_t bs = alg_.block_size;
+    const std::size_t total = buf_len_ + inl;
+    std::size_t n = total / bs * bs;
+    // Decryption with padding keeps the last whole block for final().
+    if (!encrypt_ && padding_ && n == total && n != 0) n -= bs;
+    if (outsz < n) [[unlikely]]
+      return too_small(n, outsz);
+    std::size_t done = 0;
+    if (n != 0 && buf_len_ != 0) {
+      const std::size_t fill = bs - buf_len_;
+      std::copy(in, in + fill, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
+      run(buf_.data(), out, bs);
+      in += fill;
+      inl -= fill;
+      buf_len_ = 0;
+      done = bs;
+    }
+    if (n > done) {
+      run(in, out + done, n - done);
+      in += n - done;
+      inl -= n - done;
+    }
+    std::copy(in, in + inl, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
+    buf_len_ += inl;
+    *outl = n;
+    return 1;
+  }
+
+  // libssl passes explicit IV block || payload || MAC; we pad and encrypt.
+  int tls_seal(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
+               std::size_t inl) {
+    const std::size_t bs = alg_.block_size;
+    const std::size_t padded = inl + (bs - inl % bs);
+    if (outsz < padded) return too_small(padded, outsz);
+    if (out != in) std::memmove(out, in, inl);
+    tls_cbc_pad(out, inl, bs);
+    run(out, out, padded);
+    *outl = padded;
+    return 1;
+  }
+
+  // Decrypts the record in place (or into `out`), then removes the explicit
+  // IV, padding and MAC in constant time; libssl reads the MAC through the
+  // "tls-mac" parameter and compares it.
+  int tls_open(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
+               std::size_t inl) {
+    const std::size_t bs = alg_.block_size;
+    if (inl == 0 || inl % bs != 0) {
+      CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                        "cryptoaccel: TLS record of %zu bytes is not whole blocks", inl);
+      return 0;
+    }
+    if (outsz < inl) return too_small(inl, outsz);
+    run(in, out, inl);
+    const TlsCbcRecord record =
+        tls_cbc_unpad(out, inl, bs, tls_version_, tls_mac_size_, tls_mac_.data());
+    if (!record.publicly_valid) {
+      CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                        "cryptoaccel: TLS record of %zu bytes is too short", inl);
+      return 0;
+    }
+    // Under encrypt-then-MAC the MAC was checked before decryption, so bad
+    // padding may fail here openly.
+    if (tls_mac_size_ == 0 && !record.padding_good) {
+      CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: TLS record with bad padding");
+      return 0;
+    }
+    *outl = record.payload;
+    return 1;
+  }
+
+  bool random_key(OSSL_PARAM* p) {
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < alg_.key_size.min)
+      return bad_param(p) != 0;
+    auto* key = static_cast<std::uint8_t*>(p->data);
+    if (RAND_priv_bytes(key, static_cast<int>(alg_.key_size.min)) != 1) {
+      CRYPTOACCEL_RAISE(pc_, kReasonInternal, "cryptoaccel: no random bytes for a key");
+      return false;
+    }
+    // DES keys carry odd parity in each byte's low bit.
+    for (std::size_t i = 0; i < alg_.key_size.min; ++i) {
+      const auto high = static_cast<unsigned>(key[i] & 0xfe);
+      key[i] = static_cast<std::uint8_t>(high | ((__builtin_popcount(high) & 1) ^ 1));
+    }
+    p->return_size = alg_.key_size.min;
+    return true;
+  }
+
+  int not_initialised() const {
+    CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no key set",
+                      std::string(alg_.name).c_str());
+    return 0;
+  }
+  int too_small(std::size_t need, std::size_t have) const {
+    CRYPTOACCEL_RAISE(pc_, kReasonOutputTooSmall,
+                      "cryptoaccel: %s: output needs %zu bytes, buffer has %zu",
+                      std::string(alg_.name).c_str(), need, have);
+    return 0;
+  }
+  int wrong_final_block() const {
+    CRYPTOACCEL_RAISE(pc_, kReasonWrongFinalBlock,
+                      "cryptoaccel: %s: %zu bytes left over, not a whole block",
+                      std::string(alg_.name).c_str(), buf_len_);
+    return 0;
+  }
+  int bad_param(const OSSL_PARAM* p) const {
+    CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: cannot return parameter '%s'",
+                      p->key);
+    return 0;
+  }
+
+  ProviderContext* pc_;
+  const Algorithm& alg_;
+  std::optional<CipherSession> session_;
+  KeyCopy key_;
+  bool encrypt_ = true;
+  bool padding_ = true;
+  bool started_ = false;
+  std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
+  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR: the current counter block
+  std::size_t num_ = 0;                   // CTR: bytes used of the current keystream block
+  std::array<std::uint8_t, 2 * kMaxBlock> buf_{};
+  std::size_t buf_len_ = 0;
+  unsigned tls_version_ = 0;
+  std::size_t tls_mac_size_ = 0;
+  std::array<std::uint8_t, 64> tls_mac_{};
+};
+
+BlockCipherCtx* ctx_of(void* vctx) {
+  return static_cast<BlockCipherCtx*>(vctx);
+}
+
+void freectx(void* vctx) {
+  std::unique_ptr<BlockCipherCtx> owned(ctx_of(vctx));
+}
+
+void* dupctx(void* vctx) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), static_cast<void*>(nullptr),
+                 [&]() -> void* { return std::make_unique<BlockCipherCtx>(*ctx).release(); });
+}
+
+int einit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+          size_t ivlen, const OSSL_PARAM params[]) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->init(true, key, keylen, iv, ivlen, params); });
+}
+
+int dinit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+          size_t ivlen, const OSSL_PARAM params[]) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->init(false, key, keylen, iv, ivlen, params); });
+}
+
+int update(void* vctx, unsigned char* out, size_t* outl, size_t outsz, const unsigned char* in,
+           size_t inl) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->update(out, outl, outsz, in, inl); });
+}
+
+int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->final(out, outl, outsz); });
+}
+
+int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->get_params(params); });
+}
+
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  BlockCipherCtx* ctx = ctx_of(vctx);
+  return guarded(ctx->pc(), 0, [&] { return ctx->set_params(params); });
+}
+
+const OSSL_PARAM* gettable_ctx_params(void*, void*) {
+  static const OSSL_PARAM kParams[] = {
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
+      {OSSL_CIPHER_PARAM_TLS_MAC, OSSL_PARAM_OCTET_PTR, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, nullptr, 0),
+      OSSL_PARAM_END};
+  return kParams;
+}
+
+const OSSL_PARAM* settable_ctx_params(void*, void*) {
+  static const OSSL_PARAM kParams[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr),
+                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
+                                       OSSL_PARAM_END};
+  return kParams;
+}
+
+template <AlgorithmId Id>
+struct BlockCipherTable {
+  static void* newctx(void* provctx) {
+    auto* pc = static_cast<ProviderContext*>(provctx);
+    return guarded(pc, static_cast<void*>(nullptr), [&]() -> void* {
+      return std::make_unique<BlockCipherCtx>(pc, algorithm(Id)).release();
+    });
+  }
+  static int get_params(OSSL_PARAM params[]) { return cipher_get_params(algorithm(Id), params); }
+  static inline const OSSL_DISPATCH functions[] = {
+      entry(OSSL_FUNC_CIPHER_NEWCTX, &newctx),
+      entry(OSSL_FUNC_CIPHER_FREECTX, &freectx),
+      entry(OSSL_FUNC_CIPHER_DUPCTX, &dupctx),
+      entry(OSSL_FUNC_CIPHER_ENCRYPT_INIT, &einit),
+      entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &dinit),
+      entry(OSSL_FUNC_CIPHER_UPDATE, &update),
+      entry(OSSL_FUNC_CIPHER_FINAL, &final),
+      entry(OSSL_FUNC_CIPHER_GET_PARAMS, &get_params),
+      entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &get_ctx_params),
+      entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &set_ctx_params),
+      entry(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, &cipher_gettable_params),
+      entry(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, &gettable_ctx_params),
+      entry(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, &settable_ctx_params),
+      kEnd};
+};
+
+}  // namespace
+
+const OSSL_DISPATCH* block_cipher_functions(AlgorithmId id) {
+  return table_of<BlockCipherTable>(id);
+}
+
+}  // namespace cryptoaccel::provider

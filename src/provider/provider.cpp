@@ -1,0 +1,144 @@
+// The provider's entry point: OSSL_provider_init (the only exported
+// symbol), the algorithm query, provider parameters and teardown.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <memory>
+#include <vector>
+
+#include "cipher_families.hpp"
+#include "cryptoaccel/version.hpp"
+#include "dispatch.hpp"
+#include "errors.hpp"
+#include "provider_context.hpp"
+
+namespace cryptoaccel::provider {
+namespace {
+
+constexpr const char* kProperties = "provider=cryptoaccel";
+// The usage counters, one "ALGORITHM DRIVER requests=N bytes=N failures=N"
+// line per pair (docs/provider.md).
+constexpr const char* kStatsParam = "stats";
+
+ProviderContext* context_of(void* provctx) {
+  return static_cast<ProviderContext*>(provctx);
+}
+
+void build_tables(ProviderContext& pc) {
+  bool any_hmac = false;
+  for (const Algorithm& a : algorithms()) {
+    if (!pc.offers(a.id)) continue;
+    const char* names = openssl_names(a.id);
+    switch (a.kind) {
+      case AlgorithmKind::cipher:
+        pc.ciphers.push_back({names, kProperties, block_cipher_functions(a.id), nullptr});
+        break;
+      case AlgorithmKind::aead:
+        pc.ciphers.push_back({names, kProperties, aead_functions(a.id), nullptr});
+        break;
+      case AlgorithmKind::digest:
+        pc.digests.push_back({names, kProperties, digest_functions(a.id), nullptr});
+        break;
+      case AlgorithmKind::mac:
+        any_hmac = true;
+        break;
+    }
+  }
+  if (any_hmac) pc.macs.push_back({"HMAC", kProperties, hmac_functions(), nullptr});
+  for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs})
+    list->push_back({nullptr, nullptr, nullptr, nullptr});
+}
+
+const OSSL_ALGORITHM* query(void* provctx, int operation, int* no_store) {
+  ProviderContext* pc = context_of(provctx);
+  *no_store = 0;
+  switch (operation) {
+    case OSSL_OP_CIPHER:
+      return pc->ciphers.data();
+    case OSSL_OP_DIGEST:
+      return pc->digests.data();
+    case OSSL_OP_MAC:
+      return pc->macs.data();
+    default:
+      return nullptr;
+  }
+}
+
+void teardown(void* provctx) {
+  // Prints the usage when asked; nothing in it throws past this point.
+  std::unique_ptr<ProviderContext> owned(context_of(provctx));
+}
+
+const OSSL_PARAM* gettable_params(void*) {
+  static const OSSL_PARAM kParams[] = {OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, nullptr, 0),
+                                       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, nullptr, 0),
+                                       OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
+                                       OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),
+                                       OSSL_PARAM_utf8_string(kStatsParam, nullptr, 0),
+                                       OSSL_PARAM_END};
+  return kParams;
+}
+
+int set_text(OSSL_PARAM* p, const char* text) {
+  if (p->data_type == OSSL_PARAM_UTF8_PTR) return OSSL_PARAM_set_utf8_ptr(p, text);
+  return OSSL_PARAM_set_utf8_string(p, text);
+}
+
+int get_params(void* provctx, OSSL_PARAM params[]) {
+  ProviderContext* pc = context_of(provctx);
+  return guarded(pc, 0, [&] {
+    OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) &&
+        !set_text(p, "cryptoaccel: userland crypto accelerators"))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) &&
+        !set_text(p, CRYPTOACCEL_VERSION_STRING))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) &&
+        !set_text(p, CRYPTOACCEL_VERSION_STRING))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) && !OSSL_PARAM_set_int(p, 1))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, kStatsParam)) && !set_text(p, pc->usage_text_for_param()))
+      return 0;
+    return 1;
+  });
+}
+
+const OSSL_ITEM* get_reason_strings(void*) {
+  return reason_strings();
+}
+
+const OSSL_DISPATCH kProviderFunctions[] = {
+    entry(OSSL_FUNC_PROVIDER_TEARDOWN, &teardown),
+    entry(OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, &gettable_params),
+    entry(OSSL_FUNC_PROVIDER_GET_PARAMS, &get_params),
+    entry(OSSL_FUNC_PROVIDER_QUERY_OPERATION, &query),
+    entry(OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, &get_reason_strings),
+    kEnd};
+
+}  // namespace
+}  // namespace cryptoaccel::provider
+
+// OpenSSL's core calls this when it loads cryptoaccel.so. A configuration
+// it cannot use (an unknown driver, a bad policy) fails the load with the
+// reason on the error queue: silently serving something else than what
+// was configured would hide the mistake.
+extern "C" [[gnu::visibility("default")]] int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
+                                                                 const OSSL_DISPATCH* in,
+                                                                 const OSSL_DISPATCH** out,
+                                                                 void** provctx) {
+  using namespace cryptoaccel::provider;
+  try {
+    auto context = std::make_unique<ProviderContext>(handle, in);
+    build_tables(*context);
+    *provctx = context.release();
+    *out = kProviderFunctions;
+    return 1;
+  } catch (...) {
+    const CoreErrors errors(handle, in);
+    raise_exception(&errors, std::source_location::current());
+    return 0;
+  }
+}
