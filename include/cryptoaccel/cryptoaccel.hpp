@@ -4,7 +4,9 @@
 
 #include "cryptoaccel/algorithm.hpp"
 #include "cryptoaccel/error.hpp"
+#include "cryptoaccel/fips140_2.hpp"
 #include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/random.hpp"
 #include "cryptoaccel/request.hpp"
 #include "cryptoaccel/session.hpp"
 #include "cryptoaccel/version.hpp"
