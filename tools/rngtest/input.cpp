@@ -10,8 +10,14 @@ namespace cryptoaccel::tools::rngtest {
 
 std::size_t Input::read_some(std::span<std::uint8_t> out) {
   if (source_) {
+    if (stop_.load() != 0) {
+      end_ = End::interrupted;
+      return 0;
+    }
     try {
-      const std::size_t n = source_->read(out);
+      // A block at a time: a slow device (a few KB/s) still stops soon
+      // after a signal.
+      const std::size_t n = source_->read(out.first(std::min<std::size_t>(out.size(), 2500)));
       if (n == 0) end_ = End::drained;
       return n;
     } catch (const Error& e) {
