@@ -14,5 +14,7 @@ using Action = std::function<int()>;
 Action add_list_command(CLI::App& app);
 Action add_speed_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
+Action add_rngtest_command(CLI::App& app);
+Action add_rng_command(CLI::App& app);
 
 }  // namespace cryptoaccel::tools

@@ -1,5 +1,6 @@
 // `cryptoaccel list`: every driver found, its kind, priority, algorithms and
-// self-test results; the driver families that are absent, and why.
+// self-test results; the driver families that are absent, and why; the
+// random sources found.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -79,7 +80,16 @@ nlohmann::json to_json(const Framework& framework) {
   nlohmann::json table = nlohmann::json::array();
   for (const Algorithm& a : algorithms()) table.push_back(algorithm_json(a));
   const DispatchInfo dispatch = framework.dispatch_info();
+  nlohmann::json sources = nlohmann::json::array();
+  for (const RandomSourceInfo& r : random_sources())
+    sources.push_back({{"name", r.name},
+                       {"kind", to_string(r.kind)},
+                       {"available", r.available},
+                       {"description", r.description},
+                       {"detail", r.detail},
+                       {"claimed_entropy_per_byte", r.entropy_per_sample}});
   return {{"version", CRYPTOACCEL_VERSION_STRING},
+          {"random_sources", std::move(sources)},
           {"policy", to_string(framework.policy())},
           {"dispatch",
            {{"policy", to_string(dispatch.policy)},
@@ -171,6 +181,12 @@ void print_text(const Framework& framework, const ListOptions& options) {
     fmt::print("\nAbsent drivers:\n");
     for (const AbsentDriver& a : framework.absent()) fmt::print("  {}: {}\n", a.family, a.reason);
   }
+  fmt::print("\nRandom sources (cryptoaccel rng --source NAME; docs/rng.md):\n");
+  TextTable sources({"SOURCE", "KIND", "FOUND", "DETAIL"}, "  ");
+  for (const RandomSourceInfo& r : random_sources())
+    sources.add({r.name, std::string(to_string(r.kind)), r.available ? "yes" : "no",
+                 r.detail.empty() ? r.description : r.detail});
+  sources.print(stdout);
   if (!framework.notes().empty()) {
     fmt::print("\nNotes:\n");
     for (const std::string& n : framework.notes()) fmt::print("  {}\n", n);
