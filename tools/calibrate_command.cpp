@@ -22,7 +22,8 @@ extern "C" void on_calibrate_interrupt(int) {
 
 struct CalibrateOptions {
   std::string output;
-  double seconds = 0.1;
+  double seconds = 0.3;
+  unsigned rounds = 3;
   std::vector<std::string> drivers;
   std::vector<std::string> algorithms;
   std::string sizes_text;
@@ -88,6 +89,8 @@ int run(const CalibrateOptions& o) {
     throw InvalidArgument("--seconds must be more than 0 and at most 60");
   CalibrationOptions options;
   options.seconds = o.seconds;
+  if (o.rounds == 0 || o.rounds > 100) throw InvalidArgument("--rounds must be 1 to 100");
+  options.rounds = o.rounds;
   options.drivers = o.drivers;
   for (const std::string& name : o.algorithms)
     options.algorithms.push_back(algorithm_or_throw(name).id);
@@ -136,7 +139,10 @@ Action add_calibrate_command(CLI::App& app) {
   command->add_option("-o,--output", options->output,
                       "where to write the profile; - for stdout (default: $CRYPTOACCEL_PROFILE, "
                       "else ~/.cache/cryptoaccel/profile.json)");
-  command->add_option("--seconds", options->seconds, "seconds per measurement (default 0.1)");
+  command->add_option("--seconds", options->seconds,
+                      "seconds per measurement, split over the rounds (default 0.3)");
+  command->add_option("--rounds", options->rounds,
+                      "interleaved rounds of every measurement, the fastest kept (default 3)");
   command->add_option("--driver", options->drivers,
                       "measure only this driver (repeatable; default: every automatic driver)");
   command->add_option("--algorithms", options->algorithms, "measure only these algorithms")

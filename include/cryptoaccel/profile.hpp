@@ -82,7 +82,11 @@ struct CalibrationOptions {
   std::vector<std::string> drivers;     // empty: every automatic driver
   std::vector<AlgorithmId> algorithms;  // empty: every algorithm
   std::vector<std::size_t> sizes{std::begin(kSizeBuckets), std::end(kSizeBuckets)};
-  double seconds = 0.1;  // per measurement
+  double seconds = 0.1;  // per measurement, split over the rounds
+  // Every measurement is taken this many times, interleaved with the others,
+  // and the fastest kept: a burst of other work on the machine then spoils
+  // one round, not the choice.
+  unsigned rounds = 3;
   // Called after each measurement: what was measured, how many done of how many.
   std::function<void(const Measurement&, std::size_t done, std::size_t total)> progress;
   // Polled between measurements; true stops early with what was measured.

@@ -160,15 +160,21 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
   profile.created = utc_now();
   for (const DriverInfo& info : framework.drivers())
     if (info.traits.automatic) profile.drivers[info.name] = driver_identity(info);
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (options.interrupted && options.interrupted()) break;
-    const Job& j = jobs[i];
-    if (auto m =
-            measure(*j.driver, *j.algorithm, *j.capability, j.size, j.in_flight, options.seconds)) {
-      if (options.progress) options.progress(*m, i + 1, jobs.size());
-      profile.measurements.push_back(std::move(*m));
+  const unsigned rounds = options.rounds == 0 ? 1 : options.rounds;
+  std::vector<std::optional<Measurement>> best(jobs.size());
+  for (unsigned round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (options.interrupted && options.interrupted()) return profile;
+      const Job& j = jobs[i];
+      auto m = measure(*j.driver, *j.algorithm, *j.capability, j.size, j.in_flight,
+                       options.seconds / rounds);
+      if (m && (!best[i] || m->bytes_per_second > best[i]->bytes_per_second)) best[i] = m;
+      if (best[i] && options.progress)
+        options.progress(*best[i], round * jobs.size() + i + 1, rounds * jobs.size());
     }
   }
+  for (auto& m : best)
+    if (m) profile.measurements.push_back(std::move(*m));
   return profile;
 }
 
