@@ -13,5 +13,6 @@ using Action = std::function<int()>;
 
 Action add_list_command(CLI::App& app);
 Action add_speed_command(CLI::App& app);
+Action add_devcrypto_command(CLI::App& app);
 
 }  // namespace cryptoaccel::tools

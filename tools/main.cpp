@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   };
   add(cryptoaccel::tools::add_list_command);
   add(cryptoaccel::tools::add_speed_command);
+  add(cryptoaccel::tools::add_devcrypto_command);
 
   try {
     // CLI11 takes the words in reverse order, without the program name.
