@@ -190,6 +190,10 @@ int run_server(const ServerOptions& options,
   if (status == 0) {
     fuse_loop_config* config = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(config, options.max_threads);
+    // Idle workers stay: libfuse otherwise ends a worker that finds another
+    // idle and starts one again on the next burst, a thread per request in
+    // the worst case (milliseconds each in an emulated guest).
+    fuse_loop_cfg_set_idle_threads(config, options.max_threads);
     const int loop = fuse_session_loop_mt(session, config);
     fuse_loop_cfg_destroy(config);
     status = loop == 0 || stopped_by_signal(loop) ? 0 : 1;
