@@ -16,5 +16,6 @@ Action add_speed_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_rngtest_command(CLI::App& app);
 Action add_rng_command(CLI::App& app);
+Action add_devcrypto_command(CLI::App& app);
 
 }  // namespace cryptoaccel::tools

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add(cryptoaccel::tools::add_calibrate_command);
   add(cryptoaccel::tools::add_rngtest_command);
   add(cryptoaccel::tools::add_rng_command);
+  add(cryptoaccel::tools::add_devcrypto_command);
 
   try {
     // CLI11 takes the words in reverse order, without the program name.

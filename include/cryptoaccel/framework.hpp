@@ -59,7 +59,9 @@ struct UsageCount {
 };
 
 struct FrameworkOptions {
-  bool builtin_drivers = true;                   // probe the drivers built into the library
+  bool builtin_drivers = true;  // probe the drivers built into the library
+  // Built-in families not to probe ("cryptodev"): `list` shows them absent.
+  std::vector<std::string> excluded_families;
   std::vector<std::unique_ptr<Driver>> drivers;  // extra drivers (tests, plug-ins)
   Policy policy = Policy::fastest;
   bool policy_from_environment = false;  // CRYPTOACCEL_POLICY overrides `policy`

@@ -31,7 +31,7 @@ std::string_view to_string(DriverKind kind) noexcept {
 
 Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>()) {
   auto& registry = impl_->registry;
-  if (options.builtin_drivers) detail::probe_builtin_drivers(registry);
+  if (options.builtin_drivers) detail::probe_builtin_drivers(registry, options.excluded_families);
   for (auto& driver : options.drivers) {
     if (!driver) continue;
     if (registry.find(driver->name()) != nullptr)

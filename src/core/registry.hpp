@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,7 @@ class Registry {
 };
 
 // Probes every driver family compiled into the library (builtin_drivers.def).
-void probe_builtin_drivers(Registry& registry);
+// Families named in `excluded` are recorded as absent, not probed.
+void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded = {});
 
 }  // namespace cryptoaccel::detail

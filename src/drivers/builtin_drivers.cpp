@@ -1,4 +1,6 @@
 // Probes each family of builtin_drivers.def and registers what it found.
+#include <algorithm>
+
 #include "../core/registry.hpp"
 
 namespace cryptoaccel {
@@ -9,7 +11,7 @@ namespace cryptoaccel {
 
 namespace detail {
 
-void probe_builtin_drivers(Registry& registry) {
+void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded) {
   struct Family {
     const char* name;
     DriverProbeFunction probe;
@@ -20,6 +22,10 @@ void probe_builtin_drivers(Registry& registry) {
 #undef CRYPTOACCEL_DRIVER
   };
   for (const Family& family : kFamilies) {
+    if (std::find(excluded.begin(), excluded.end(), family.name) != excluded.end()) {
+      registry.add_absent(family.name, "excluded by this program");
+      continue;
+    }
     DriverProbe found;
     try {
       found = family.probe();

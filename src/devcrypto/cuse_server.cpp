@@ -1,0 +1,209 @@
+#define FUSE_USE_VERSION 312
+#include "cuse_server.hpp"
+
+#include <cuse_lowlevel.h>
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "../abi/cryptodev.hpp"
+#include "protocol.hpp"
+
+namespace cryptoaccel::devcrypto {
+namespace {
+
+// Everything the callbacks reach through libfuse's userdata pointer.
+struct Server {
+  const ServerOptions* options = nullptr;
+  std::unique_ptr<Service> service;
+  std::mutex mutex;
+  std::map<std::uint64_t, std::unique_ptr<Client>> clients;  // by fuse_file_info::fh
+  std::uint64_t next_handle = 0;
+  std::mt19937 ids{std::random_device{}()};
+};
+
+Server& server_of(fuse_req_t req) {
+  return *static_cast<Server*>(fuse_req_userdata(req));
+}
+
+Client* client_of(Server& server, const fuse_file_info* fi) {
+  std::lock_guard lock(server.mutex);
+  const auto it = server.clients.find(fi->fh);
+  return it == server.clients.end() ? nullptr : it->second.get();
+}
+
+void on_init_done(void* userdata) {
+  // The node exists now; give it the mode and owner asked for.
+  const Server& server = *static_cast<Server*>(userdata);
+  const std::string path = "/dev/" + server.options->device_name;
+  if (::chmod(path.c_str(), server.options->mode) != 0)
+    fmt::print(stderr, "cryptoaccel devcrypto: chmod {}: {}\n", path, std::strerror(errno));
+  if ((server.options->uid != static_cast<uid_t>(-1) ||
+       server.options->gid != static_cast<gid_t>(-1)) &&
+      ::chown(path.c_str(), server.options->uid, server.options->gid) != 0)
+    fmt::print(stderr, "cryptoaccel devcrypto: chown {}: {}\n", path, std::strerror(errno));
+}
+
+void on_open(fuse_req_t req, fuse_file_info* fi) {
+  Server& server = server_of(req);
+  try {
+    std::lock_guard lock(server.mutex);
+    // Session ids start at a random point, as cryptodev-linux's are random.
+    auto client = std::make_unique<Client>(static_cast<std::uint32_t>(server.ids()));
+    fi->fh = ++server.next_handle;
+    server.clients.emplace(fi->fh, std::move(client));
+  } catch (...) {
+    fuse_reply_err(req, ENOMEM);
+    return;
+  }
+  fi->nonseekable = 1;
+  fuse_reply_open(req, fi);
+}
+
+void on_release(fuse_req_t req, fuse_file_info* fi) {
+  // Also reached when a client dies: the kernel closes its files.
+  Server& server = server_of(req);
+  std::unique_ptr<Client> gone;  // its sessions end outside the lock
+  {
+    std::lock_guard lock(server.mutex);
+    const auto it = server.clients.find(fi->fh);
+    if (it != server.clients.end()) {
+      gone = std::move(it->second);
+      server.clients.erase(it);
+    }
+  }
+  gone.reset();
+  fuse_reply_err(req, 0);
+}
+
+void reply(fuse_req_t req, const IoctlReply& r) {
+  // A reply to a client that died meanwhile fails (ENOENT): nothing to do.
+  switch (r.kind) {
+    case IoctlReply::Kind::error:
+      fuse_reply_err(req, r.error);
+      return;
+    case IoctlReply::Kind::retry: {
+      std::vector<iovec> in(r.in_iov.size()), out(r.out_iov.size());
+      for (std::size_t i = 0; i < in.size(); ++i)
+        in[i] = {reinterpret_cast<void*>(r.in_iov[i].base), r.in_iov[i].len};
+      for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = {reinterpret_cast<void*>(r.out_iov[i].base), r.out_iov[i].len};
+      fuse_reply_ioctl_retry(req, in.data(), in.size(), out.data(), out.size());
+      return;
+    }
+    case IoctlReply::Kind::done:
+      fuse_reply_ioctl(req, 0, r.out.empty() ? nullptr : r.out.data(), r.out.size());
+      return;
+  }
+}
+
+void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned flags,
+              const void* in_buf, size_t in_bufsz, size_t out_bufsz) {
+  Server& server = server_of(req);
+  // 32-bit clients lay the structs out otherwise; cryptodev-linux has a
+  // compat path for them, this server has none.
+  if ((flags & FUSE_IOCTL_COMPAT) != 0) {
+    fuse_reply_err(req, EINVAL);
+    return;
+  }
+  Client* client = client_of(server, fi);
+  if (client == nullptr) {
+    fuse_reply_err(req, EBADF);
+    return;
+  }
+  const IoctlCall call{.cmd = static_cast<unsigned>(cmd),
+                       .arg = reinterpret_cast<std::uintptr_t>(arg),
+                       .in = {static_cast<const std::uint8_t*>(in_buf), in_bufsz},
+                       .out_size = out_bufsz};
+  IoctlReply r;
+  try {
+    r = handle_ioctl(*server.service, *client, call);
+  } catch (...) {
+    r = {.kind = IoctlReply::Kind::error, .error = ENOMEM};
+  }
+  // Keys pass through libfuse's receive buffer: leave none behind.
+  if (call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp))
+    secure_wipe(const_cast<void*>(in_buf), in_bufsz);
+  reply(req, r);
+}
+
+bool stopped_by_signal(int status) {
+  // libfuse reports the signal that ended its loop as the loop's result.
+  for (int sig : {SIGTERM, SIGINT, SIGHUP})
+    if (status == sig || status == -sig) return true;
+  return false;
+}
+
+}  // namespace
+
+int run_server(const ServerOptions& options,
+               const std::function<std::unique_ptr<Service>()>& make_service) {
+  Server server;
+  server.options = &options;
+
+  const std::string devname = "DEVNAME=" + options.device_name;
+  const char* dev_info[] = {devname.c_str()};
+  cuse_info ci{};
+  ci.dev_info_argc = 1;
+  ci.dev_info_argv = dev_info;
+  ci.flags = CUSE_UNRESTRICTED_IOCTL;
+
+  cuse_lowlevel_ops ops{};
+  ops.init_done = on_init_done;
+  ops.open = on_open;
+  ops.release = on_release;
+  ops.ioctl = on_ioctl;
+
+  std::vector<std::string> words{"cryptoaccel-devcrypto"};
+  if (options.foreground) words.push_back("-f");
+  if (options.debug) words.push_back("-d");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  int multithreaded = 0;
+  fuse_session* session = cuse_lowlevel_setup(static_cast<int>(words.size()), argv.data(), &ci,
+                                              &ops, &multithreaded, &server);
+  if (session == nullptr) {
+    fmt::print(stderr,
+               "cryptoaccel devcrypto: cannot set up /dev/{} through CUSE (is the cuse module "
+               "loaded, /dev/cuse writable, and are we root?)\n",
+               options.device_name);
+    return 1;
+  }
+  int status = 0;
+  try {
+    server.service = make_service();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cryptoaccel devcrypto: {}\n", e.what());
+    status = 1;
+  }
+  if (status == 0) {
+    fuse_loop_config* config = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(config, options.max_threads);
+    // Idle workers stay: libfuse otherwise ends a worker that finds another
+    // idle and starts one again on the next burst, a thread per request in
+    // the worst case (milliseconds each in an emulated guest).
+    fuse_loop_cfg_set_idle_threads(config, options.max_threads);
+    const int loop = fuse_session_loop_mt(session, config);
+    fuse_loop_cfg_destroy(config);
+    status = loop == 0 || stopped_by_signal(loop) ? 0 : 1;
+  }
+  cuse_lowlevel_teardown(session);
+  {
+    std::lock_guard lock(server.mutex);
+    server.clients.clear();  // every session still open ends here; keys are wiped
+  }
+  return status;
+}
+
+}  // namespace cryptoaccel::devcrypto

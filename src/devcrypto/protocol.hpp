@@ -1,0 +1,56 @@
+// The /dev/crypto ioctls as a CUSE server receives them. With unrestricted
+// ioctls the kernel first sends only the command and the client's argument
+// pointer; the server answers "retry" with the client memory it wants
+// (in_iov) and will write (out_iov), and the kernel sends the ioctl again
+// with those bytes. Every ioctl here takes two or three rounds:
+//
+//   1. nothing        -> retry: the struct itself
+//   2. the struct     -> checks every length and pointer, then retry: the
+//                        struct again plus every buffer it points to, and
+//                        every output buffer (bounded by kMaxData)
+//   3. all the input  -> re-reads the struct from this copy, checks that it
+//                        still asks for exactly what was fetched, does the
+//                        work and answers with the output bytes, which the
+//                        kernel copies to the out_iov of round 2, in order.
+//
+// (CIOCFSESSION and CIOCGSESSINFO have no buffers and end in round 2.)
+// The kernel copies the buffers, so a bad pointer or a `len` beyond the
+// client's memory fails in the kernel with EFAULT and never reaches us.
+// Errors follow cryptodev-linux's ioctl.c (docs/devcrypto.md lists them).
+// This file knows nothing of libfuse, so the unit tests drive it directly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "client.hpp"
+#include "service.hpp"
+
+namespace cryptoaccel::devcrypto {
+
+// A piece of client memory: an address in the client's process.
+struct ClientIov {
+  std::uint64_t base = 0;
+  std::size_t len = 0;
+};
+
+struct IoctlCall {
+  unsigned int cmd = 0;
+  std::uint64_t arg = 0;             // the client's argument (a pointer)
+  std::span<const std::uint8_t> in;  // the bytes of the in_iov asked for, concatenated
+  std::size_t out_size = 0;          // the bytes the out_iov asked for
+};
+
+struct IoctlReply {
+  enum class Kind { error, retry, done } kind = Kind::error;
+  int error = 0;                   // Kind::error: a positive errno
+  std::vector<ClientIov> in_iov;   // Kind::retry
+  std::vector<ClientIov> out_iov;  // Kind::retry
+  std::vector<std::uint8_t> out;   // Kind::done: out_size bytes, or none
+};
+
+IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall& call);
+
+}  // namespace cryptoaccel::devcrypto

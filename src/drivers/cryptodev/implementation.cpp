@@ -1,0 +1,90 @@
+#include "implementation.hpp"
+
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "cryptoaccel/session.hpp"
+
+namespace cryptoaccel::cryptodev {
+namespace {
+
+// Driver-name prefixes of off-CPU crypto engines in Linux ('-' read as '_').
+constexpr std::array<std::string_view, 28> kAccelerators{{
+    "virtio_crypto", "caam",         "qat_",     "sa2ul",   "omap_aes",  "omap_des",  "omap_sham",
+    "atmel",         "marvell_cesa", "mv_cesa",  "talitos", "ccp",       "ccree",     "hisi_",
+    "sun4i",         "sun8i",        "mxs_dcp",  "stm32",   "rk_crypto", "amlogic",   "geode_aes",
+    "nx_crypto",     "crypto4xx",    "img_hash", "mtk_",    "safexcel",  "n2_crypto", "cavium",
+}};
+
+std::string text_of(const char (&field)[kMaxAlgorithmName]) {
+  return std::string(field, strnlen(field, sizeof field));
+}
+
+// A key of the algorithm's default length that no implementation refuses as
+// weak: distinct bytes (XTS halves differ, 3DES thirds differ).
+std::vector<std::uint8_t> probe_key(const Algorithm& a) {
+  const std::size_t n = a.kind == AlgorithmKind::mac ? 16 : a.key_size.min;
+  std::vector<std::uint8_t> key(n);
+  for (std::size_t i = 0; i < n; ++i) key[i] = static_cast<std::uint8_t>(0x11 + 7 * i);
+  return key;
+}
+
+}  // namespace
+
+DriverKind kind_of(std::string_view driver, bool hardware_flag) noexcept {
+  if (hardware_flag) return DriverKind::hardware;
+  for (std::string_view prefix : kAccelerators) {
+    if (driver.size() < prefix.size()) continue;
+    bool match = true;
+    for (std::size_t i = 0; i < prefix.size() && match; ++i)
+      match = (driver[i] == '-' ? '_' : driver[i]) == prefix[i];
+    if (match) return DriverKind::hardware;
+  }
+  return DriverKind::software;
+}
+
+std::optional<Implementation> find_implementation(const std::shared_ptr<Device>& device,
+                                                  const Algorithm& algorithm) {
+  auto key = probe_key(algorithm);
+  DeviceSession session;
+  const int created = session.create(device, algorithm.id, key);
+  secure_wipe(key.data(), key.size());
+  if (created != 0) return std::nullopt;
+  SessionInfoOp info{};
+  if (session.info(info) != 0) return std::nullopt;
+  const AlgInfo& which =
+      algorithm.kind == AlgorithmKind::cipher || algorithm.kind == AlgorithmKind::aead
+          ? info.cipher_info
+          : info.hash_info;
+  Implementation found{.name = text_of(which.cra_name),
+                       .driver = text_of(which.cra_driver_name),
+                       .hardware_flag = (info.flags & kSessionInfoHardware) != 0};
+  if (found.driver.empty()) return std::nullopt;
+  found.kind = kind_of(found.driver, found.hardware_flag);
+  found.our_server = found.driver.starts_with(kServerDriverPrefix);
+  return found;
+}
+
+int priority_of(const Implementation& implementation) noexcept {
+  // No priority crosses the ABI. Below soft (100), so that a software
+  // implementation behind an ioctl is never preferred to libcrypto in this
+  // process; an engine comes first under the `offload` policy anyway.
+  if (implementation.our_server) return 10;
+  return implementation.kind == DriverKind::hardware ? 90 : 50;
+}
+
+std::string describe(const Implementation& implementation, const std::string& path) {
+  std::string text;
+  if (implementation.our_server) {
+    text = "'" + implementation.driver.substr(kServerDriverPrefix.size()) +
+           "' served by `cryptoaccel devcrypto` (CUSE) through " + path + "; pinned use only";
+  } else {
+    text = "kernel " + implementation.name + " implementation '" + implementation.driver +
+           "' through " + path + " (cryptodev-linux)";
+  }
+  text += implementation.hardware_flag ? ", hardware-only driver flag set" : ", no hardware flag";
+  return text;
+}
+
+}  // namespace cryptoaccel::cryptodev

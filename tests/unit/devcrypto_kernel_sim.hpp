@@ -1,0 +1,92 @@
+// What the kernel's CUSE does with an unrestricted ioctl, done in-process:
+// sends the ioctl to the server's protocol, fetches the client memory each
+// retry asks for, and copies the final answer to the declared output
+// buffers. Memory is read and written with process_vm_readv/writev on our
+// own process, so a pointer or length beyond mapped memory gives EFAULT, as
+// the kernel's copy would.
+#pragma once
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "devcrypto/protocol.hpp"
+
+namespace cryptoaccel::test {
+
+struct SimulatedIoctl {
+  int result = 0;  // 0 or a negative errno
+  int rounds = 0;  // how many times the server was called
+};
+
+inline bool copy_from_client(const devcrypto::ClientIov& v, std::uint8_t* to) {
+  iovec local{to, v.len};
+  iovec remote{reinterpret_cast<void*>(v.base), v.len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(v.len);
+}
+
+inline bool copy_to_client(const devcrypto::ClientIov& v, const std::uint8_t* from) {
+  iovec local{const_cast<std::uint8_t*>(from), v.len};
+  iovec remote{reinterpret_cast<void*>(v.base), v.len};
+  return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(v.len);
+}
+
+inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypto::Client& client,
+                                     unsigned long cmd, void* arg) {
+  SimulatedIoctl run;
+  std::vector<std::uint8_t> in;
+  std::vector<devcrypto::ClientIov> out_iov;
+  std::size_t out_size = 0;
+  for (run.rounds = 1; run.rounds <= 8; ++run.rounds) {
+    const devcrypto::IoctlCall call{.cmd = static_cast<unsigned>(cmd),
+                                    .arg = reinterpret_cast<std::uintptr_t>(arg),
+                                    .in = in,
+                                    .out_size = out_size};
+    const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
+    switch (r.kind) {
+      case devcrypto::IoctlReply::Kind::error:
+        run.result = -r.error;
+        return run;
+      case devcrypto::IoctlReply::Kind::retry: {
+        std::size_t total = 0;
+        for (const auto& v : r.in_iov) total += v.len;
+        in.assign(total, 0);
+        std::size_t at = 0;
+        for (const auto& v : r.in_iov) {
+          if (!copy_from_client(v, in.data() + at)) {
+            run.result = -EFAULT;
+            return run;
+          }
+          at += v.len;
+        }
+        out_iov = r.out_iov;
+        out_size = 0;
+        for (const auto& v : out_iov) out_size += v.len;
+        break;
+      }
+      case devcrypto::IoctlReply::Kind::done: {
+        if (r.out.size() > out_size) {
+          run.result = -EIO;
+          return run;
+        }
+        std::size_t at = 0;
+        for (const auto& v : out_iov) {
+          if (at + v.len > r.out.size()) break;
+          if (!copy_to_client(v, r.out.data() + at)) {
+            run.result = -EFAULT;
+            return run;
+          }
+          at += v.len;
+        }
+        run.result = 0;
+        return run;
+      }
+    }
+  }
+  run.result = -EIO;  // the kernel, too, would not retry for ever
+  return run;
+}
+
+}  // namespace cryptoaccel::test
