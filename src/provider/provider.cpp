@@ -12,6 +12,7 @@
 #include "dispatch.hpp"
 #include "errors.hpp"
 #include "provider_context.hpp"
+#include "rand_seed.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -20,6 +21,10 @@ constexpr const char* kProperties = "provider=cryptoaccel";
 // The usage counters, one "ALGORITHM DRIVER requests=N bytes=N failures=N"
 // line per pair (docs/provider.md).
 constexpr const char* kStatsParam = "stats";
+// How the dispatcher chooses: the profile used, or why none is.
+constexpr const char* kDispatchParam = "dispatch";
+// What CRYPTOACCEL-SEED served: "SOURCE calls=N bytes=N failures=N ...".
+constexpr const char* kSeedParam = "seed";
 
 ProviderContext* context_of(void* provctx) {
   return static_cast<ProviderContext*>(provctx);
@@ -46,7 +51,11 @@ void build_tables(ProviderContext& pc) {
     }
   }
   if (any_hmac) pc.macs.push_back({"HMAC", kProperties, hmac_functions(), nullptr});
-  for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs})
+  // Always offered: which source it reads is decided when OpenSSL first
+  // asks for a seed, and a failure then is reported (docs/rng.md).
+  pc.rands.push_back({kSeedName, kProperties, seed_functions(),
+                      "cryptoaccel seed source: a hardware RNG through SP 800-90B health tests"});
+  for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs, &pc.rands})
     list->push_back({nullptr, nullptr, nullptr, nullptr});
 }
 
@@ -60,6 +69,8 @@ const OSSL_ALGORITHM* query(void* provctx, int operation, int* no_store) {
       return pc->digests.data();
     case OSSL_OP_MAC:
       return pc->macs.data();
+    case OSSL_OP_RAND:
+      return pc->rands.data();
     default:
       return nullptr;
   }
@@ -76,6 +87,8 @@ const OSSL_PARAM* gettable_params(void*) {
                                        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, nullptr, 0),
                                        OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, nullptr),
                                        OSSL_PARAM_utf8_string(kStatsParam, nullptr, 0),
+                                       OSSL_PARAM_utf8_string(kDispatchParam, nullptr, 0),
+                                       OSSL_PARAM_utf8_string(kSeedParam, nullptr, 0),
                                        OSSL_PARAM_END};
   return kParams;
 }
@@ -100,7 +113,14 @@ int get_params(void* provctx, OSSL_PARAM params[]) {
       return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) && !OSSL_PARAM_set_int(p, 1))
       return 0;
-    if ((p = OSSL_PARAM_locate(params, kStatsParam)) && !set_text(p, pc->usage_text_for_param()))
+    using Text = ProviderContext::ParamText;
+    if ((p = OSSL_PARAM_locate(params, kStatsParam)) &&
+        !set_text(p, pc->text_for_param(Text::stats)))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, kDispatchParam)) &&
+        !set_text(p, pc->text_for_param(Text::dispatch)))
+      return 0;
+    if ((p = OSSL_PARAM_locate(params, kSeedParam)) && !set_text(p, pc->text_for_param(Text::seed)))
       return 0;
     return 1;
   });

@@ -24,7 +24,23 @@ bool truthy(std::string_view value) {
 FrameworkOptions framework_options(const ProviderConfig& config) {
   FrameworkOptions options;
   options.policy = config.policy;
+  options.profile_path = config.profile;
+  options.profile_from_environment = config.profile_from_environment;
+  options.offload_share = config.offload_share;
   return options;
+}
+
+// The same bounds as the library's CRYPTOACCEL_OFFLOAD_SHARE; `where` names
+// the setting in the message.
+double parse_offload_share(std::string_view text, std::string_view where) {
+  const std::string value(trim(text));
+  char* end = nullptr;
+  const double share = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || !(share > 0 && share <= 1000))
+    throw InvalidArgument("cryptoaccel provider: " + std::string(where) + " '" + value +
+                          "' is not a number in (0, 1000] (the share of software throughput "
+                          "hardware must reach under the offload policy)");
+  return share;
 }
 
 // Whether `driver` serves `id` and proved it in its self-test.
@@ -44,9 +60,16 @@ ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* 
   char* policy = nullptr;
   char* driver = nullptr;
   char* stats = nullptr;
+  char* profile = nullptr;
+  char* share = nullptr;
+  char* seed_source = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
-                         OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0), OSSL_PARAM_END};
+                         OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
+                         OSSL_PARAM_construct_utf8_ptr("profile", &profile, 0),
+                         OSSL_PARAM_construct_utf8_ptr("offload_share", &share, 0),
+                         OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
+                         OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && *policy != '\0') config.policy = parse_policy(trim(policy));
   if (driver != nullptr) {
@@ -61,15 +84,30 @@ ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* 
   if (stats != nullptr) config.stats = truthy(trim(stats));
   if (const char* env = std::getenv("CRYPTOACCEL_STATS"); env != nullptr)
     config.stats = truthy(trim(env));
+  if (profile != nullptr && !trim(profile).empty()) {
+    config.profile_from_environment = false;
+    if (trim(profile) != "none") config.profile = trim(profile);
+  }
+  if (share != nullptr) config.offload_share = parse_offload_share(share, "offload_share");
+  if (seed_source != nullptr && !trim(seed_source).empty()) config.seed_source = trim(seed_source);
+  // The environment overrides the file, as for the library's tools: a
+  // profile or share can be tried for one command without editing it.
   if (const char* env = std::getenv("CRYPTOACCEL_POLICY"); env != nullptr && *env != '\0')
     config.policy = parse_policy(trim(env));
+  if (const char* env = std::getenv("CRYPTOACCEL_PROFILE"); env != nullptr && *env != '\0') {
+    config.profile.clear();  // default_profile_path() reads it
+    config.profile_from_environment = true;
+  }
+  if (const char* env = std::getenv("CRYPTOACCEL_OFFLOAD_SHARE"); env != nullptr && *env != '\0')
+    config.offload_share = parse_offload_share(env, "CRYPTOACCEL_OFFLOAD_SHARE");
   return config;
 }
 
 ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in)
     : errors_(handle, in),
       config_(read_config(handle, in)),
-      framework_(framework_options(config_)) {
+      framework_(framework_options(config_)),
+      seed_(config_.seed_source) {
   const std::vector<DriverInfo> drivers = framework_.drivers();
   for (const std::string& name : config_.drivers)
     if (std::none_of(drivers.begin(), drivers.end(),
@@ -99,9 +137,12 @@ ProviderContext::~ProviderContext() {
   if (!config_.stats) return;
   // stderr, so that a command's own output (a digest, ciphertext) stays clean.
   const std::string text = usage_text();
-  std::fprintf(stderr, "cryptoaccel provider usage (policy %s)\n%s",
-               std::string(to_string(framework_.policy())).c_str(),
+  std::fprintf(stderr, "cryptoaccel provider usage (policy %s)\n  dispatch: %s\n%s",
+               std::string(to_string(framework_.policy())).c_str(), dispatch_text().c_str(),
                text.empty() ? "  no requests served\n" : text.c_str());
+  // Only when OpenSSL seeded from us: most processes never do.
+  const SeedCounters seed = seed_.counters();
+  if (seed.calls + seed.failures != 0) std::fprintf(stderr, "  seed %s\n", seed_.text().c_str());
 }
 
 CoreErrors::CoreErrors(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) noexcept
@@ -127,10 +168,30 @@ std::string ProviderContext::usage_text() const {
   return out.str();
 }
 
-const char* ProviderContext::usage_text_for_param() {
+std::string ProviderContext::dispatch_text() const {
+  const DispatchInfo info = framework_.dispatch_info();
+  std::ostringstream out;
+  out << "policy " << to_string(info.policy) << ", offload share " << info.offload_share << "; ";
+  if (info.profiled)
+    out << "by measured speed per request size, profile " << info.profile_path << " ("
+        << info.detail << ')';
+  else
+    out << "conservative default, one order for every size: " << info.detail;
+  if (!info.quarantined.empty()) {
+    out << "; quarantined:";
+    for (const std::string& name : info.quarantined) out << ' ' << name;
+  }
+  return out.str();
+}
+
+const char* ProviderContext::text_for_param(ParamText which) {
+  std::string text = which == ParamText::stats      ? usage_text()
+                     : which == ParamText::dispatch ? dispatch_text()
+                                                    : seed_.text();
   std::lock_guard lock(param_mutex_);
-  param_text_ = usage_text();
-  return param_text_.c_str();
+  std::string& kept = param_texts_[static_cast<std::size_t>(which)];
+  kept = std::move(text);
+  return kept.c_str();
 }
 
 }  // namespace cryptoaccel::provider

@@ -14,15 +14,24 @@
 
 #include "core_errors.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "seed_source.hpp"
 
 namespace cryptoaccel::provider {
 
 // Settings from the provider's section of openssl.cnf (keys `policy`,
-// `driver`, `stats`); see docs/provider.md.
+// `driver`, `stats`, `profile`, `offload_share`, `seed_source`); see
+// docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
   std::vector<std::string> drivers;  // pinned drivers, in order of preference
   bool stats = false;                // print usage at teardown
+  // The dispatch profile: a path, or empty with profile_from_environment
+  // for the library's default ($CRYPTOACCEL_PROFILE or the user's cache);
+  // empty without it (`profile = none`) for no profile.
+  std::string profile;
+  bool profile_from_environment = true;
+  double offload_share = 0.5;
+  std::string seed_source = "best";  // what CRYPTOACCEL-SEED reads (random.hpp names)
 };
 
 class ProviderContext {
@@ -49,15 +58,24 @@ class ProviderContext {
   bool offers(AlgorithmId id) const noexcept { return offered_[index_of(id)]; }
 
   // What query_operation answers, per operation (filled by provider.cpp).
-  std::vector<OSSL_ALGORITHM> ciphers, digests, macs;
+  std::vector<OSSL_ALGORITHM> ciphers, digests, macs, rands;
+
+  // The source of the seed source CRYPTOACCEL-SEED, shared by its contexts.
+  SeedSource& seed() noexcept { return seed_; }
 
   const CoreErrors& errors() const noexcept { return errors_; }
 
   // "ALGORITHM DRIVER REQUESTS BYTES" lines, one per pair that served a
   // request (Framework::usage()).
   std::string usage_text() const;
-  // Keeps the text alive for a UTF8_PTR parameter.
-  const char* usage_text_for_param();
+  // How the dispatcher chooses, on one line: policy, offload share, and the
+  // profile used or why none is (Framework::dispatch_info()).
+  std::string dispatch_text() const;
+
+  // The texts of the provider parameters `stats`, `dispatch` and `seed`,
+  // kept alive for a UTF8_PTR parameter until the next read.
+  enum class ParamText { stats, dispatch, seed, count };
+  const char* text_for_param(ParamText which);
 
  private:
   CoreErrors errors_;
@@ -66,8 +84,9 @@ class ProviderContext {
   std::array<SessionOptions, kAlgorithmCount> options_;
   SessionOptions unpinned_;
   std::array<bool, kAlgorithmCount> offered_{};
+  SeedSource seed_;
   std::mutex param_mutex_;
-  std::string param_text_;
+  std::array<std::string, static_cast<std::size_t>(ParamText::count)> param_texts_;
 };
 
 // Reads the configuration through core_get_params. Throws InvalidArgument
