@@ -108,6 +108,7 @@ int run_speed(SpeedOptions& options) {
                                .size = size,
                                .seconds = options.seconds,
                                .workers = options.multi,
+                               .in_flight = options.in_flight,
                                .decrypt = options.decrypt};
         Measurement m = measure(request, g_interrupted);
         print_progress(m, with_driver, options.machine_readable, options.cputime);

@@ -581,8 +581,9 @@ TEST(SpeedCli, TcryptLinesAreConsistent) {
 // 5. JSON and CSV
 
 const std::set<std::string> kResultFields{
-    "algorithm", "driver",     "served_by",    "size",        "workers",          "operations",
-    "elapsed_s", "cpu_user_s", "cpu_system_s", "cpu_percent", "bytes_per_second", "interrupted"};
+    "algorithm",        "driver",      "served_by",  "size",         "workers",
+    "operations",       "elapsed_s",   "cpu_user_s", "cpu_system_s", "cpu_percent",
+    "bytes_per_second", "interrupted", "in_flight"};
 
 // "algorithm/driver/served_by/size/workers": what a result is about.
 std::string key_of(const Json& m) {
@@ -1075,6 +1076,26 @@ TEST(SpeedCli, BytesOutOfRangeIsRefusedLikeSizes) {
     EXPECT_NE(r.err.find(bytes), std::string::npos) << "-bytes " << bytes << ": " << r.err;
     EXPECT_EQ(r.err.find("Doing "), std::string::npos) << "-bytes " << bytes << ": " << r.err;
   }
+}
+
+// --in-flight N: batches of N one-shot requests through the asynchronous
+// API, for every kind of algorithm; counted per request, still verified.
+TEST(SpeedCli, InFlightBatchesCountEveryRequest) {
+  const SpeedRun r = speed(
+      "--driver soft --in-flight 4 aes-128-cbc aes-128-gcm sha256 hmac-sha256 -seconds 0.02 "
+      "--sizes 64 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_TRUE(j.at("verified").get<bool>());
+  ASSERT_EQ(j.at("results").size(), 4u);
+  for (const Json& m : j.at("results")) {
+    EXPECT_EQ(m.at("in_flight").get<int>(), 4) << m;
+    EXPECT_EQ(m.at("operations").get<std::uint64_t>() % 4, 0u) << m;
+    EXPECT_GT(m.at("operations").get<std::uint64_t>(), 0u) << m;
+    EXPECT_EQ(m.at("served_by"), "soft") << m;
+  }
+  const SpeedRun bad = speed("--in-flight 0 aes-128-cbc -seconds 0.01");
+  EXPECT_EQ(bad.status, 2) << bad.err;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ struct Measurement {
   std::string served_by;  // the driver that served the last request
   std::size_t size = 0;
   int workers = 1;
+  int in_flight = 1;
   std::uint64_t operations = 0;  // summed over workers
   double seconds_asked = 0;
   double elapsed = 0;   // wall clock
@@ -42,6 +43,7 @@ struct MeasureRequest {
   std::size_t size = 0;
   double seconds = 3;
   int workers = 1;
+  int in_flight = 1;  // >1: batches of this many through an AsyncSession per worker
   bool decrypt = false;
 };
 

@@ -12,17 +12,12 @@ namespace cryptoaccel::tools::speed {
 void print_json(const Report& report, std::FILE* out) {
   nlohmann::json results = nlohmann::json::array();
   for (const Measurement& m : report.measurements) {
-    nlohmann::json r{{"algorithm", m.algorithm->name},
-                     {"driver", m.driver},
-                     {"served_by", m.served_by},
-                     {"size", m.size},
-                     {"workers", m.workers},
-                     {"operations", m.operations},
-                     {"elapsed_s", m.elapsed},
-                     {"cpu_user_s", m.cpu_user},
-                     {"cpu_system_s", m.cpu_system},
-                     {"cpu_percent", m.cpu_percent()},
-                     {"bytes_per_second", m.rate(report.cputime)},
+    nlohmann::json r{{"algorithm", m.algorithm->name}, {"driver", m.driver},
+                     {"served_by", m.served_by},       {"size", m.size},
+                     {"workers", m.workers},           {"in_flight", m.in_flight},
+                     {"operations", m.operations},     {"elapsed_s", m.elapsed},
+                     {"cpu_user_s", m.cpu_user},       {"cpu_system_s", m.cpu_system},
+                     {"cpu_percent", m.cpu_percent()}, {"bytes_per_second", m.rate(report.cputime)},
                      {"interrupted", m.interrupted}};
     if (const auto soft = soft_rate(report, m); soft && *soft > 0 && m.driver != "soft")
       r["ratio_to_soft"] = m.rate(report.cputime) / *soft;

@@ -41,6 +41,11 @@ void add_options(CLI::App& command, SpeedOptions& o) {
                      "Comma-separated buffer sizes in bytes (default 16,64,256,1024,8192,16384)");
   command.add_option("--multi", o.multi, "Run N workers in parallel and add them up")
       ->check(CLI::Range(1, 1024));
+  command
+      .add_option("--in-flight", o.in_flight,
+                  "Requests each worker keeps in flight: batches of N one-shot requests through "
+                  "the asynchronous API (default 1: one streamed request at a time)")
+      ->check(CLI::Range(1, 256));
   command.add_flag("--elapsed", o.elapsed,
                    "Rates per wall-clock second (the default; for compatibility)");
   command.add_flag("--cputime", o.cputime,

@@ -21,6 +21,7 @@ struct SpeedOptions {
   CLI::Option* bytes_option = nullptr;  // tells whether -bytes was given at all
   std::string sizes_text = "16,64,256,1024,8192,16384";
   int multi = 1;
+  int in_flight = 1;     // requests each worker keeps in flight (the asynchronous API)
   bool elapsed = false;  // accepted for compatibility: elapsed is the default
   bool cputime = false;  // divide by CPU time instead (OpenSSL's old default)
   bool machine_readable = false;
