@@ -95,8 +95,11 @@ Action add_devcrypto_command(CLI::App& app) {
       // any other framework made in this process (Framework::global()) the
       // same (docs/devcrypto.md).
       ::setenv("CRYPTOACCEL_DEVCRYPTO_SERVER", "1", 1);
-      framework = std::make_unique<Framework>(
-          FrameworkOptions{.excluded_families = {"cryptodev"}, .policy = policy});
+      // The same dispatcher as everything else: the dispatch profile from
+      // `cryptoaccel calibrate` ($CRYPTOACCEL_PROFILE or the user's cache).
+      framework = std::make_unique<Framework>(FrameworkOptions{.excluded_families = {"cryptodev"},
+                                                               .policy = policy,
+                                                               .profile_from_environment = true});
       return std::make_unique<devcrypto::Service>(
           *framework, devcrypto::ServiceOptions{.driver = options->driver,
                                                 .max_sessions = options->max_sessions});

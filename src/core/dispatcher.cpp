@@ -80,14 +80,31 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
         if (rx != ry) return rx < ry;
         return x->traits.priority > y->traits.priority;
       });
+      // Equivalent hardware at the head: the load is spread over them.
+      std::size_t peers = 1;
+      if (!order.empty() && order.front()->traits.kind == DriverKind::hardware) {
+        const RegisteredDriver* first = order.front();
+        while (peers < order.size()) {
+          const RegisteredDriver* d = order[peers];
+          const bool same =
+              d->traits.kind == DriverKind::hardware &&
+              (rate(first) > 0 ? rate(d) >= 0.9 * rate(first)
+                               : rate(d) == 0 && d->traits.priority == first->traits.priority);
+          if (!same) break;
+          ++peers;
+        }
+      }
       per.buckets[b].drivers = std::move(order);
+      per.buckets[b].peers = peers;
     }
     // Runs of neighbouring buckets with one order share a size range, so a
     // cached route is re-chosen only where the choice can change.
     per.by_size = false;
     for (std::size_t b = 0; b < kSizeBucketCount;) {
       std::size_t end = b + 1;
-      while (end < kSizeBucketCount && per.buckets[end].drivers == per.buckets[b].drivers) ++end;
+      while (end < kSizeBucketCount && per.buckets[end].drivers == per.buckets[b].drivers &&
+             per.buckets[end].peers == per.buckets[b].peers)
+        ++end;
       const SizeRange range{b == 0 ? 0 : kSizeBuckets[b],
                             end == kSizeBucketCount ? std::numeric_limits<std::size_t>::max()
                                                     : kSizeBuckets[end] - 1};

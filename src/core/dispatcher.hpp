@@ -12,7 +12,9 @@
 // small requests on every machine the seeds measured), hardware first under
 // `offload`, software only under `software`; within a kind, higher priority
 // first. Drivers that are not `automatic` (null) are never chosen unless
-// pinned; quarantined drivers are skipped while another can serve.
+// pinned; quarantined drivers are skipped while another can serve. Where
+// two or more equivalent hardware instances lead the order, each choice goes
+// to the one with the least outstanding work (peers()).
 #pragma once
 
 #include <array>
@@ -36,6 +38,15 @@ class Dispatcher {
     return a.buckets[a.by_size ? size_bucket(size) : 0].drivers;
   }
 
+  // How many drivers at the head of candidates(id, size) are equivalent
+  // hardware instances (the same kind and, measured, within 10% of the
+  // first's throughput; unmeasured, the same priority): the load is spread
+  // over them. 1 when there is nothing to spread.
+  std::size_t peers(AlgorithmId id, std::size_t size) const noexcept {
+    const PerAlgorithm& a = order_[index_of(id)];
+    return a.buckets[a.by_size ? size_bucket(size) : 0].peers;
+  }
+
   // The sizes that get the same order as `size`: a route chosen for one
   // request serves every request in this range.
   SizeRange same_order(AlgorithmId id, std::size_t size) const noexcept {
@@ -51,6 +62,7 @@ class Dispatcher {
  private:
   struct Bucket {
     std::vector<RegisteredDriver*> drivers;
+    std::size_t peers = 1;
     SizeRange sizes;  // the run of neighbouring buckets with this same order
   };
   struct PerAlgorithm {

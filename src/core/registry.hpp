@@ -32,6 +32,11 @@ struct RegisteredDriver {
   std::vector<SelfTestResult> self_tests;
   std::array<UsageCounter, kAlgorithmCount> usage;
   DriverHealth health;
+  // Load, for spreading work over equivalent hardware instances: bytes in
+  // flight through the asynchronous path, and how many times it was chosen
+  // (a batch, or a session's route), which breaks ties round-robin.
+  std::atomic<std::uint64_t> outstanding_bytes{0};
+  std::atomic<std::uint64_t> chosen{0};
 };
 
 class Registry {

@@ -1,5 +1,6 @@
 #include "session_core.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -75,6 +76,24 @@ void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& o
   const auto now = DriverHealth::Clock::now();
   for (RegisteredDriver* d : all)
     if (!d->health.quarantined(now)) out.push_back(d);
+  // Equivalent hardware instances at the head share the load: the one with
+  // the least outstanding work goes first (ties: the one chosen least).
+  const std::size_t peers = framework_.dispatcher.peers(algorithm_.id, size);
+  if (peers > 1) {
+    const auto peer_set = all.first(peers);
+    std::size_t available = 0;  // peers not in quarantine, at the front of `out`
+    while (available < out.size() &&
+           std::find(peer_set.begin(), peer_set.end(), out[available]) != peer_set.end())
+      ++available;
+    const auto load = [](const RegisteredDriver* d) {
+      return std::pair(d->outstanding_bytes.load(std::memory_order_relaxed),
+                       d->chosen.load(std::memory_order_relaxed));
+    };
+    auto least = out.begin();
+    for (auto it = out.begin(); it != out.begin() + static_cast<std::ptrdiff_t>(available); ++it)
+      if (load(*it) < load(*least)) least = it;
+    if (available > 1) std::rotate(out.begin(), least, least + 1);
+  }
   // Quarantined drivers stay as a last resort, in order.
   for (RegisteredDriver* d : all)
     if (d->health.quarantined(now)) out.push_back(d);
@@ -114,10 +133,15 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
   const bool in_place = overlaps(request);
   bool attempted = false;
   candidates(request.in.size(), candidates_);
+  // The dispatcher's first choice (or any of its equivalent peers) is
+  // cached as the session's route; a fallback is not, so that the first
+  // choice is tried again once it is back.
   const auto ordered = framework_.dispatcher.candidates(algorithm_.id, request.in.size());
-  RegisteredDriver* const first_choice = pinned_ != nullptr ? pinned_
-                                         : ordered.empty()  ? nullptr
-                                                            : ordered.front();
+  const auto first_choices =
+      pinned_ != nullptr
+          ? std::span<RegisteredDriver* const>(&pinned_, 1)
+          : ordered.first(std::min(ordered.size(),
+                                   framework_.dispatcher.peers(algorithm_.id, request.in.size())));
   for (RegisteredDriver* driver : candidates_) {
     if (driver == avoid) continue;
     const Capability* capability = driver->enabled[a];
@@ -128,9 +152,10 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     request.continues = request.continues && session == last_session_;
     request.status = ErrorCode::ok;
     if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
-      // Only the dispatcher's first choice is cached: whatever it covers in
-      // its size range, it would be chosen for anyway.
-      if (driver == first_choice) {
+      // Only a first choice is cached: whatever it covers in its size range,
+      // it would be chosen for anyway.
+      if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end()) {
+        if (route_.driver != driver) driver->chosen.fetch_add(1, std::memory_order_relaxed);
         const SizeRange sizes =
             pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
                                : framework_.dispatcher.same_order(algorithm_.id, request.in.size());

@@ -247,5 +247,33 @@ TEST(Failover, HungDriverIsTimedOutAndItsRequestsRerun) {
   for (const Item& it : items) EXPECT_EQ(it.completions.load(), 1);
 }
 
+// Two equivalent hardware instances: sessions and batches are spread over
+// both (least outstanding work, ties to the one chosen least).
+TEST(Spread, EquivalentHardwareInstancesShareTheLoad) {
+  Faults one, two;
+  FrameworkOptions o;
+  o.policy = Policy::offload;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel1", one));
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel2", two));
+  Framework f(std::move(o));
+  const long base_one = one.processed.load(), base_two = two.processed.load();
+  const ByteVector key = random_bytes(16), iv = random_bytes(16);
+  CipherSession a("aes-128-cbc", key, {.framework = &f});
+  CipherSession b("aes-128-cbc", key, {.framework = &f});
+  a.encrypt(iv, random_bytes(32));
+  b.encrypt(iv, random_bytes(32));
+  EXPECT_NE(a.last_driver(), b.last_driver()) << "both sessions on " << a.last_driver();
+
+  auto items = make_items(key, 800, 0);
+  AsyncSession session("aes-128-cbc", key, {.framework = &f, .workers = 2});
+  submit_all(session, items);
+  EXPECT_EQ(check_items(items), 0u);
+  const long served_one = one.processed.load() - base_one,
+             served_two = two.processed.load() - base_two;
+  EXPECT_EQ(served_one + served_two, 802);
+  EXPECT_GT(served_one, 200) << "accel1 " << served_one << ", accel2 " << served_two;
+  EXPECT_GT(served_two, 200) << "accel1 " << served_one << ", accel2 " << served_two;
+}
+
 }  // namespace
 }  // namespace cryptoaccel
