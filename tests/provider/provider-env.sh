@@ -52,8 +52,10 @@ fail() {
 # The provider must have served `alg` (and with `driver`, on that driver)
 # since the stats file was last cleared.
 served() {
-  local alg=$1 driver=${2:-}
-  grep -Eq "^  $alg ${driver:-[^ ]+} requests=[1-9]" "$WORK/stats" ||
+  local alg=$1 driver=${2:-} pattern='[^ ]+'
+  # Driver names may hold regex characters: afalg:hmac(sha256-generic).
+  [ -n "$driver" ] && pattern=$(printf '%s' "$driver" | sed 's/[][().*^$+?{}|\\]/\\&/g')
+  grep -Eq "^  $alg $pattern requests=[1-9]" "$WORK/stats" ||
     fail "the provider did not serve $alg${driver:+ on $driver}: $(cat "$WORK/stats")"
   : >"$WORK/stats"
 }
