@@ -1,21 +1,13 @@
 #include "implementation.hpp"
 
-#include <array>
 #include <cstring>
 #include <vector>
 
 #include "cryptoaccel/session.hpp"
+#include "drivers/kernel_accelerators.hpp"
 
 namespace cryptoaccel::cryptodev {
 namespace {
-
-// Driver-name prefixes of off-CPU crypto engines in Linux ('-' read as '_').
-constexpr std::array<std::string_view, 28> kAccelerators{{
-    "virtio_crypto", "caam",         "qat_",     "sa2ul",   "omap_aes",  "omap_des",  "omap_sham",
-    "atmel",         "marvell_cesa", "mv_cesa",  "talitos", "ccp",       "ccree",     "hisi_",
-    "sun4i",         "sun8i",        "mxs_dcp",  "stm32",   "rk_crypto", "amlogic",   "geode_aes",
-    "nx_crypto",     "crypto4xx",    "img_hash", "mtk_",    "safexcel",  "n2_crypto", "cavium",
-}};
 
 std::string text_of(const char (&field)[kMaxAlgorithmName]) {
   return std::string(field, strnlen(field, sizeof field));
@@ -33,15 +25,8 @@ std::vector<std::uint8_t> probe_key(const Algorithm& a) {
 }  // namespace
 
 DriverKind kind_of(std::string_view driver, bool hardware_flag) noexcept {
-  if (hardware_flag) return DriverKind::hardware;
-  for (std::string_view prefix : kAccelerators) {
-    if (driver.size() < prefix.size()) continue;
-    bool match = true;
-    for (std::size_t i = 0; i < prefix.size() && match; ++i)
-      match = (driver[i] == '-' ? '_' : driver[i]) == prefix[i];
-    if (match) return DriverKind::hardware;
-  }
-  return DriverKind::software;
+  return hardware_flag || is_kernel_accelerator(driver) ? DriverKind::hardware
+                                                        : DriverKind::software;
 }
 
 std::optional<Implementation> find_implementation(const std::shared_ptr<Device>& device,

@@ -1,0 +1,16 @@
+// Which Linux crypto drivers are engines off the CPU. The kernel does not
+// tell userland directly (CRYPTO_ALG_KERN_DRIVER_ONLY is not in /proc/crypto,
+// and cryptodev's flag is not always set), so both kernel paths (AF_ALG and
+// /dev/crypto) go by the name of the module or driver. CPU instruction sets
+// (aesni, ssse3, avx2, ce, padlock) are software.
+#pragma once
+
+#include <string_view>
+
+namespace cryptoaccel {
+
+// Does a kernel module or driver name ('-' read as '_') start with the name
+// of a known accelerator driver? docs/drivers/afalg.md lists them.
+bool is_kernel_accelerator(std::string_view name) noexcept;
+
+}  // namespace cryptoaccel
