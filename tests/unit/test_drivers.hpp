@@ -20,6 +20,20 @@ struct DriverControl {
   std::atomic<int> processed{0};
 };
 
+// The real AES-128-CBC of one request, through EVP; false on failure.
+inline bool aes_128_cbc(const std::vector<std::uint8_t>& key, Request& r) {
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  int len = 0;
+  const bool ok =
+      ctx &&
+      EVP_CipherInit_ex2(ctx, EVP_aes_128_cbc(), key.data(), r.iv.data(),
+                         r.op == Operation::encrypt ? 1 : 0, nullptr) == 1 &&
+      EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 &&
+      EVP_CipherUpdate(ctx, r.out.data(), &len, r.in.data(), static_cast<int>(r.in.size())) == 1;
+  EVP_CIPHER_CTX_free(ctx);
+  return ok;
+}
+
 class TestCbcSession final : public DriverSession {
  public:
   TestCbcSession(std::vector<std::uint8_t> key, DriverControl& control)
@@ -35,15 +49,7 @@ class TestCbcSession final : public DriverSession {
         r.status = ErrorCode::driver_failure;
         continue;
       }
-      EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-      int len = 0;
-      const bool ok = ctx &&
-                      EVP_CipherInit_ex2(ctx, EVP_aes_128_cbc(), key_.data(), r.iv.data(),
-                                         r.op == Operation::encrypt ? 1 : 0, nullptr) == 1 &&
-                      EVP_CIPHER_CTX_set_padding(ctx, 0) == 1 &&
-                      EVP_CipherUpdate(ctx, r.out.data(), &len, r.in.data(),
-                                       static_cast<int>(r.in.size())) == 1;
-      EVP_CIPHER_CTX_free(ctx);
+      const bool ok = aes_128_cbc(key_, r);
       r.status = ok ? ErrorCode::ok : ErrorCode::driver_failure;
       if (ok && b == Behaviour::wrong_answers && !r.out.empty()) r.out[0] ^= 1;
     }
