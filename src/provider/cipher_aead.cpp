@@ -387,52 +387,7 @@ class AeadCtx {
   bool tls_aad_set_ = false;
 };
 
-AeadCtx* ctx_of(void* vctx) {
-  return static_cast<AeadCtx*>(vctx);
-}
-
-void freectx(void* vctx) {
-  std::unique_ptr<AeadCtx> owned(ctx_of(vctx));
-}
-
-void* dupctx(void* vctx) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), static_cast<void*>(nullptr),
-                 [&]() -> void* { return std::make_unique<AeadCtx>(*ctx).release(); });
-}
-
-int einit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-          size_t ivlen, const OSSL_PARAM params[]) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->init(true, key, keylen, iv, ivlen, params); });
-}
-
-int dinit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
-          size_t ivlen, const OSSL_PARAM params[]) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->init(false, key, keylen, iv, ivlen, params); });
-}
-
-int update(void* vctx, unsigned char* out, size_t* outl, size_t outsz, const unsigned char* in,
-           size_t inl) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->update(out, outl, outsz, in, inl); });
-}
-
-int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->final(out, outl, outsz); });
-}
-
-int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->get_params(params); });
-}
-
-int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  AeadCtx* ctx = ctx_of(vctx);
-  return guarded(ctx->pc(), 0, [&] { return ctx->set_params(params); });
-}
+using Entries = CipherEntries<AeadCtx>;
 
 const OSSL_PARAM* gettable_ctx_params(void*, void*) {
   static const OSSL_PARAM kParams[] = {
@@ -472,15 +427,15 @@ struct AeadTable {
   static int get_params(OSSL_PARAM params[]) { return cipher_get_params(algorithm(Id), params); }
   static inline const OSSL_DISPATCH functions[] = {
       entry(OSSL_FUNC_CIPHER_NEWCTX, &newctx),
-      entry(OSSL_FUNC_CIPHER_FREECTX, &freectx),
-      entry(OSSL_FUNC_CIPHER_DUPCTX, &dupctx),
-      entry(OSSL_FUNC_CIPHER_ENCRYPT_INIT, &einit),
-      entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &dinit),
-      entry(OSSL_FUNC_CIPHER_UPDATE, &update),
-      entry(OSSL_FUNC_CIPHER_FINAL, &final),
+      entry(OSSL_FUNC_CIPHER_FREECTX, &Entries::freectx),
+      entry(OSSL_FUNC_CIPHER_DUPCTX, &Entries::dupctx),
+      entry(OSSL_FUNC_CIPHER_ENCRYPT_INIT, &Entries::einit),
+      entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &Entries::dinit),
+      entry(OSSL_FUNC_CIPHER_UPDATE, &Entries::update),
+      entry(OSSL_FUNC_CIPHER_FINAL, &Entries::final),
       entry(OSSL_FUNC_CIPHER_GET_PARAMS, &get_params),
-      entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &get_ctx_params),
-      entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &set_ctx_params),
+      entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &Entries::get_ctx_params),
+      entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &Entries::set_ctx_params),
       entry(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, &cipher_gettable_params),
       entry(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, &gettable_ctx_params),
       entry(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, &settable_ctx_params),

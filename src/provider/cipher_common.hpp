@@ -8,9 +8,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "errors.hpp"
 #include "provider_context.hpp"
 
 namespace cryptoaccel::provider {
@@ -61,5 +63,46 @@ bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) no
 
 // Throws InvalidKeyLength / InvalidIvLength with the lengths the algorithm takes.
 void check_key_length(const Algorithm& a, std::size_t keylen);
+
+// The OSSL_FUNC_CIPHER entry points that every cipher context type shares:
+// each turns OpenSSL's void* back into Ctx and runs the member function
+// through guarded(), so no exception reaches OpenSSL.
+template <typename Ctx>
+struct CipherEntries {
+  static Ctx* of(void* vctx) { return static_cast<Ctx*>(vctx); }
+  static void freectx(void* vctx) { std::unique_ptr<Ctx> owned(of(vctx)); }
+  static void* dupctx(void* vctx) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), static_cast<void*>(nullptr),
+                   [&]() -> void* { return std::make_unique<Ctx>(*ctx).release(); });
+  }
+  static int einit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                   size_t ivlen, const OSSL_PARAM params[]) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->init(true, key, keylen, iv, ivlen, params); });
+  }
+  static int dinit(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                   size_t ivlen, const OSSL_PARAM params[]) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->init(false, key, keylen, iv, ivlen, params); });
+  }
+  static int update(void* vctx, unsigned char* out, size_t* outl, size_t outsz,
+                    const unsigned char* in, size_t inl) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->update(out, outl, outsz, in, inl); });
+  }
+  static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->final(out, outl, outsz); });
+  }
+  static int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->get_params(params); });
+  }
+  static int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->set_params(params); });
+  }
+};
 
 }  // namespace cryptoaccel::provider
