@@ -61,7 +61,7 @@ void print_choices(const Profile& profile) {
   std::map<std::pair<std::size_t, std::size_t>, const Measurement*> best;
   std::vector<std::size_t> sizes;
   for (const Measurement& m : profile.measurements) {
-    if (m.in_flight != 1) continue;
+    if (m.in_flight != 1 || m.workers != 1) continue;
     auto& slot = best[{index_of(m.algorithm), m.size}];
     if (slot == nullptr || m.bytes_per_second > slot->bytes_per_second) slot = &m;
     if (std::find(sizes.begin(), sizes.end(), m.size) == sizes.end()) sizes.push_back(m.size);
@@ -98,8 +98,9 @@ int run(const CalibrateOptions& o) {
   const std::string output = o.output.empty() ? default_profile_path() : o.output;
   if (!o.quiet)
     options.progress = [](const Measurement& m, std::size_t done, std::size_t total) {
-      fmt::print(stderr, "[{}/{}] {} {} {} B x{}: {}, {:.2f} ns CPU per byte\n", done, total,
+      fmt::print(stderr, "[{}/{}] {} {} {} B x{}{}: {}, {:.2f} ns CPU per byte\n", done, total,
                  m.driver, algorithm(m.algorithm).name, m.size, m.in_flight,
+                 m.workers > 1 ? fmt::format(", {} threads", m.workers) : std::string(),
                  rate(m.bytes_per_second), m.cpu_seconds_per_byte * 1e9);
     };
   options.interrupted = [] { return g_interrupted.load(); };

@@ -43,6 +43,10 @@ struct Measurement {
   AlgorithmId algorithm;
   std::size_t size = 0;             // bytes per request
   unsigned in_flight = 1;           // requests kept in flight while measuring
+  // Threads sending requests at once, each with its own session (1, or one
+  // per CPU): with more than one, bytes_per_second is their sum, the
+  // driver's capacity when the whole machine uses it.
+  unsigned workers = 1;
   double bytes_per_second = 0;      // of elapsed time
   double cpu_seconds_per_byte = 0;  // user + system, of this process
 };

@@ -85,9 +85,9 @@ class CipherSession : public Session {
   Direction stream_direction_ = Direction::encrypt;
   bool streaming_ = false;
   // The driver's state after the stream's last request equals a fresh start
-  // from stream_iv_, and nothing else ran since (see Request::continues).
+  // from stream_iv_, and nothing else ran since (see Request::continues):
+  // every other request of this session clears it.
   bool stream_chained_ = false;
-  std::uint64_t stream_generation_ = 0;
   std::array<std::uint8_t, 16> stream_iv_{};  // the next IV or counter block
   std::size_t stream_offset_ = 0;             // CTR: bytes already used of the current block
 };

@@ -1,12 +1,16 @@
 // `cryptoaccel calibrate`: throughput and CPU cost of every driver x
-// algorithm x size, measured on the drivers' own sessions (the framework's
+// algorithm x size (one request at a time, several in flight, and from one
+// thread per CPU at once), measured on the drivers' own sessions (the framework's
 // per-request cost is the same whichever driver serves, so it is left out).
 #include <openssl/rand.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <latch>
 #include <optional>
+#include <thread>
 
 #include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/session.hpp"
@@ -54,9 +58,18 @@ bool size_fits(const Algorithm& a, const Capability& c, std::size_t size) {
 }
 
 // One measurement: `in_flight` requests per batch, batches until `seconds`.
+// With `ready`, the clock starts once every thread sharing it is set up.
 std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm& a,
                                    const Capability& c, std::size_t size, unsigned in_flight,
-                                   double seconds) {
+                                   double seconds, std::latch* ready = nullptr) {
+  // A thread that gives up before the start still counts as arrived, or
+  // the others would wait for it for ever.
+  struct Arrival {
+    std::latch* latch;
+    ~Arrival() {
+      if (latch != nullptr) latch->count_down();
+    }
+  } arrival{ready};
   const std::size_t key_size =
       a.kind == AlgorithmKind::mac ? pick(c.key_sizes, 16) : pick(c.key_sizes, a.key_size.min);
   ByteVector random_key = random_bytes(key_size);
@@ -90,6 +103,10 @@ std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm&
   // reading the clock costs nothing next to a 16-byte software request.
   std::uint64_t requests = 0;
   std::uint64_t run = 1;
+  if (ready != nullptr) {
+    arrival.latch = nullptr;
+    ready->arrive_and_wait();
+  }
   const double cpu0 = thread_cpu_seconds();
   const auto start = Clock::now();
   double elapsed = 0;
@@ -113,6 +130,43 @@ std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm&
                      .in_flight = in_flight,
                      .bytes_per_second = bytes / elapsed,
                      .cpu_seconds_per_byte = cpu / bytes};
+}
+
+// `workers` threads at once, one request at a time each, on sessions of
+// their own: the sum of their throughputs, and CPU per byte over all.
+std::optional<Measurement> measure_loaded(detail::RegisteredDriver& d, const Algorithm& a,
+                                          const Capability& c, std::size_t size,
+                                          unsigned workers, double seconds) {
+  std::vector<std::optional<Measurement>> each(workers);
+  std::latch ready(workers);
+  {
+    std::vector<std::jthread> threads;
+    for (unsigned w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          each[w] = measure(d, a, c, size, 1, seconds, &ready);
+        } catch (const Error&) {
+          each[w].reset();
+        }
+      });
+  }
+  if (std::any_of(each.begin(), each.end(), [](const auto& m) { return !m; })) return std::nullopt;
+  Measurement sum = *each[0];
+  double bytes = sum.bytes_per_second, cpu = sum.cpu_seconds_per_byte * sum.bytes_per_second;
+  for (unsigned w = 1; w < workers; ++w) {
+    bytes += each[w]->bytes_per_second;
+    cpu += each[w]->cpu_seconds_per_byte * each[w]->bytes_per_second;
+  }
+  sum.workers = workers;
+  sum.bytes_per_second = bytes;
+  sum.cpu_seconds_per_byte = cpu / bytes;
+  return sum;
+}
+
+// One loaded measurement per CPU, up to 8: enough to see how a driver
+// scales when the machine is busy (software with the CPUs, a device not).
+unsigned loaded_workers() {
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
 }  // namespace
@@ -141,7 +195,9 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
     const Capability* capability;
     std::size_t size;
     unsigned in_flight;
+    unsigned workers;
   };
+  const unsigned workers = loaded_workers();
   std::vector<Job> jobs;
   for (detail::RegisteredDriver* d : drivers)
     for (AlgorithmId id : wanted) {
@@ -150,9 +206,10 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
       const Algorithm& a = algorithm(id);
       for (std::size_t size : options.sizes) {
         if (!size_fits(a, *c, size)) continue;
-        jobs.push_back({d, &a, c, size, 1});
+        jobs.push_back({d, &a, c, size, 1, 1});
         const auto depth = static_cast<unsigned>(d->traits.max_in_flight);
-        if (depth > 1) jobs.push_back({d, &a, c, size, depth});
+        if (depth > 1) jobs.push_back({d, &a, c, size, depth, 1});
+        if (workers > 1) jobs.push_back({d, &a, c, size, 1, workers});
       }
     }
 
@@ -166,8 +223,10 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       if (options.interrupted && options.interrupted()) return profile;
       const Job& j = jobs[i];
-      auto m = measure(*j.driver, *j.algorithm, *j.capability, j.size, j.in_flight,
-                       options.seconds / rounds);
+      auto m = j.workers > 1 ? measure_loaded(*j.driver, *j.algorithm, *j.capability, j.size,
+                                              j.workers, options.seconds / rounds)
+                             : measure(*j.driver, *j.algorithm, *j.capability, j.size,
+                                       j.in_flight, options.seconds / rounds);
       if (m && (!best[i] || m->bytes_per_second > best[i]->bytes_per_second)) best[i] = m;
       if (best[i] && options.progress)
         options.progress(*best[i], round * jobs.size() + i + 1, rounds * jobs.size());

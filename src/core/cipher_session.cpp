@@ -67,6 +67,9 @@ CipherSession::CipherSession(std::string_view algorithm, Bytes key, const Sessio
 
 void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues) {
   const Algorithm& a = algorithm();
+  // A one-shot request (or a stream's own partial block) re-keys the
+  // driver's chain: only update() sets it back once its request succeeded.
+  stream_chained_ = false;
   if (!a.iv_sizes.contains(iv.size()))
     throw InvalidIvLength(prefix(a) + "IV must be " + std::to_string(a.iv_size) + " bytes, not " +
                           std::to_string(iv.size()));
@@ -124,7 +127,7 @@ void CipherSession::update(Bytes in, MutableBytes out) {
     refuse_update(a, streaming_, in.size(), out.size());
   if (in.empty()) return;
   const Bytes iv(stream_iv_.data(), a.iv_size);
-  const bool continues = stream_chained_ && stream_generation_ == core_->generation();
+  const bool continues = stream_chained_;
   stream_chained_ = false;  // until this request has succeeded
 
   if (a.mode == CipherMode::cbc) {
@@ -148,7 +151,6 @@ void CipherSession::update(Bytes in, MutableBytes out) {
     run(stream_direction_, iv, in, out);
   }
   stream_chained_ = true;
-  stream_generation_ = core_->generation();
 }
 
 void CipherSession::update_ctr(Bytes in, MutableBytes out, bool continues) {

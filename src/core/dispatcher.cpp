@@ -1,6 +1,7 @@
 #include "dispatcher.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace cryptoaccel::detail {
@@ -19,28 +20,63 @@ int kind_rank(Policy policy, DriverKind kind) {
   return 0;
 }
 
-// Measured throughput of one request at a time, by (driver, algorithm,
-// bucket); the figure at the bucket's own size wins over others in it.
+// Measured throughput by (driver, algorithm, bucket): of one request at a
+// time, of the most requests in flight that were measured (a device's rate
+// when work queues up), and from one thread per CPU at once; the figure at
+// the bucket's own size wins over others in it.
 class Throughputs {
  public:
   explicit Throughputs(const Profile* profile) {
     if (profile == nullptr) return;
     for (const Measurement& m : profile->measurements) {
-      if (m.in_flight != 1) continue;
       const std::size_t bucket = size_bucket(m.size);
-      auto& slot = figures_[{m.driver, index_of(m.algorithm), bucket}];
-      if (slot.second == 0 || m.size == kSizeBuckets[bucket]) slot = {m.size, m.bytes_per_second};
+      Figure& f = figures_[{m.driver, index_of(m.algorithm), bucket}];
+      if (m.workers > 1) {
+        if (f.loaded == 0 || m.size == kSizeBuckets[bucket]) f.loaded = m.bytes_per_second;
+      } else if (m.in_flight == 1) {
+        if (f.single == 0 || m.size == kSizeBuckets[bucket]) f.single = m.bytes_per_second;
+      } else if (m.in_flight > f.depth || (m.in_flight == f.depth && m.size == kSizeBuckets[bucket])) {
+        f.depth = m.in_flight;
+        f.queued = m.bytes_per_second;
+      }
     }
   }
   double of(const RegisteredDriver& d, std::size_t algorithm, std::size_t bucket) const {
     const auto it = figures_.find({d.name, algorithm, bucket});
-    return it == figures_.end() ? 0 : it->second.second;
+    return it == figures_.end() ? 0 : it->second.single;
+  }
+  // From one thread per CPU at once (0: not measured).
+  double loaded(const RegisteredDriver& d, std::size_t algorithm, std::size_t bucket) const {
+    const auto it = figures_.find({d.name, algorithm, bucket});
+    return it == figures_.end() ? 0 : it->second.loaded;
+  }
+  // With requests queued: the in-flight figure, else the single one.
+  double queued(const RegisteredDriver& d, std::size_t algorithm, std::size_t bucket) const {
+    const auto it = figures_.find({d.name, algorithm, bucket});
+    if (it == figures_.end()) return 0;
+    return std::max(it->second.single, it->second.queued);
   }
 
  private:
-  std::map<std::tuple<std::string, std::size_t, std::size_t>, std::pair<std::size_t, double>>
-      figures_;
+  struct Figure {
+    double single = 0, queued = 0, loaded = 0;
+    unsigned depth = 0;
+  };
+  std::map<std::tuple<std::string, std::size_t, std::size_t>, Figure> figures_;
 };
+
+// How many requests hardware may hold before the next one is better sent to
+// software. A request that finds q ahead of it finishes after about
+// 1/single + q/queued (per byte) on the device, against 1/software on a
+// free CPU: it goes to software once that is sooner. Under `offload` the
+// device keeps the request while its wait is within 1/share of software's
+// time, the same allowance that puts it first in the order.
+std::uint32_t busy_threshold(double single, double queued, double software, double share) {
+  const double allowance = 1 / (software * share) - 1 / single;
+  if (allowance <= 0) return 1;
+  const double ahead = std::floor(allowance * queued) + 1;
+  return ahead >= 65536 ? 65536 : static_cast<std::uint32_t>(ahead);
+}
 
 }  // namespace
 
@@ -94,8 +130,28 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
           ++peers;
         }
       }
+      // Hardware first, software measured beside it: relief under load.
+      Relief relief;
+      if (!order.empty() && order.front()->traits.kind == DriverKind::hardware &&
+          rate(order.front()) > 0) {
+        const auto software = std::find_if(order.begin(), order.end(), [&](const auto* d) {
+          return d->traits.kind == DriverKind::software && rate(d) > 0;
+        });
+        if (software != order.end()) {
+          const double share = policy == Policy::offload ? offload_share : 1.0;
+          const double device_loaded = measured.loaded(*order.front(), a, b),
+                       software_loaded = measured.loaded(**software, a, b);
+          relief = {.software = *software,
+                    .busy_at = busy_threshold(rate(order.front()),
+                                              measured.queued(*order.front(), a, b),
+                                              rate(*software), share),
+                    .yield_when_shared = device_loaded > 0 && software_loaded > 0 &&
+                                         device_loaded < share * software_loaded};
+        }
+      }
       per.buckets[b].drivers = std::move(order);
       per.buckets[b].peers = peers;
+      per.buckets[b].relief = relief;
     }
     // Runs of neighbouring buckets with one order share a size range, so a
     // cached route is re-chosen only where the choice can change.
@@ -103,7 +159,10 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
     for (std::size_t b = 0; b < kSizeBucketCount;) {
       std::size_t end = b + 1;
       while (end < kSizeBucketCount && per.buckets[end].drivers == per.buckets[b].drivers &&
-             per.buckets[end].peers == per.buckets[b].peers)
+             per.buckets[end].peers == per.buckets[b].peers &&
+             per.buckets[end].relief.software == per.buckets[b].relief.software &&
+             per.buckets[end].relief.busy_at == per.buckets[b].relief.busy_at &&
+             per.buckets[end].relief.yield_when_shared == per.buckets[b].relief.yield_when_shared)
         ++end;
       const SizeRange range{b == 0 ? 0 : kSizeBuckets[b],
                             end == kSizeBucketCount ? std::numeric_limits<std::size_t>::max()

@@ -15,6 +15,12 @@
 // pinned; quarantined drivers are skipped while another can serve. Where
 // two or more equivalent hardware instances lead the order, each choice goes
 // to the one with the least outstanding work (peers()).
+//
+// A profile measures each driver alone. When several threads send work to
+// one device at once, it queues them, while software runs on every CPU: so
+// where hardware leads the order and software was measured too, relief()
+// says how many requests the device may already hold before the next one
+// finishes sooner on software (docs/dispatch.md, "Under load").
 #pragma once
 
 #include <array>
@@ -55,6 +61,23 @@ class Dispatcher {
     return a.buckets[size_bucket(size)].sizes;
   }
 
+  // Where hardware leads candidates(id, size): the software driver that
+  // takes a request once the hardware holds `busy_at` requests already.
+  // {nullptr, 0} where there is no such choice (software leads, or a figure
+  // is missing).
+  // `yield_when_shared`: measured from one thread per CPU, the software
+  // serves more in all than the device (times the offload share), so while
+  // other threads use the device too, all of the work goes to software.
+  struct Relief {
+    RegisteredDriver* software = nullptr;
+    std::uint32_t busy_at = 0;
+    bool yield_when_shared = false;
+  };
+  Relief relief(AlgorithmId id, std::size_t size) const noexcept {
+    const PerAlgorithm& a = order_[index_of(id)];
+    return a.buckets[a.by_size ? size_bucket(size) : 0].relief;
+  }
+
   Policy policy() const noexcept { return policy_; }
   double offload_share() const noexcept { return offload_share_; }
   bool profiled() const noexcept { return profiled_; }
@@ -63,6 +86,7 @@ class Dispatcher {
   struct Bucket {
     std::vector<RegisteredDriver*> drivers;
     std::size_t peers = 1;
+    Relief relief;
     SizeRange sizes;  // the run of neighbouring buckets with this same order
   };
   struct PerAlgorithm {

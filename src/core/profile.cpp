@@ -79,12 +79,15 @@ Profile parse_profile(std::string_view text) {
     out.algorithm = a->id;
     out.size = field<std::size_t>(m, "size", where);
     out.in_flight = field<unsigned>(m, "in_flight", where);
+    // Optional: profiles made before loaded measurements have none.
+    if (m.contains("workers")) out.workers = field<unsigned>(m, "workers", where);
     out.bytes_per_second = field<double>(m, "bytes_per_second", where);
     out.cpu_seconds_per_byte = field<double>(m, "cpu_seconds_per_byte", where);
     if (!p.drivers.contains(out.driver))
       throw InvalidArgument("profile: " + where + " names driver '" + out.driver +
                             "', which is not in \"drivers\"");
-    if (!(out.bytes_per_second > 0) || out.cpu_seconds_per_byte < 0 || out.in_flight == 0)
+    if (!(out.bytes_per_second > 0) || out.cpu_seconds_per_byte < 0 || out.in_flight == 0 ||
+        out.workers == 0)
       throw InvalidArgument("profile: " + where + " has impossible figures");
     p.measurements.push_back(std::move(out));
   }
@@ -98,6 +101,7 @@ std::string to_json(const Profile& profile) {
                             {"algorithm", algorithm(m.algorithm).name},
                             {"size", m.size},
                             {"in_flight", m.in_flight},
+                            {"workers", m.workers},
                             {"bytes_per_second", m.bytes_per_second},
                             {"cpu_seconds_per_byte", m.cpu_seconds_per_byte}});
   const Json j = {{"format", kFormat},

@@ -37,6 +37,16 @@ struct RegisteredDriver {
   // (a batch, or a session's route), which breaks ties round-robin.
   std::atomic<std::uint64_t> outstanding_bytes{0};
   std::atomic<std::uint64_t> chosen{0};
+  // Requests inside a hardware driver right now, from every session and
+  // thread: the dispatcher's relief (dispatcher.hpp) compares it with how
+  // many the device may hold before software is sooner. Software drivers
+  // do not keep it: it would cost two atomic operations per small request.
+  std::atomic<std::uint32_t> busy{0};
+  // Requests sent to software instead because this driver was busy.
+  std::atomic<std::uint64_t> relieved{0};
+  // Until when (steady_clock ticks) the device counts as shared between
+  // threads: set whenever a request finds another one inside it.
+  std::atomic<std::int64_t> shared_until{0};
 };
 
 class Registry {

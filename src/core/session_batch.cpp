@@ -66,12 +66,13 @@ void SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* av
       r.continues = false;
       r.status = ErrorCode::ok;
     }
-    ++generation_;
     last_session_ = nullptr;  // batches never continue a stream
     std::uint64_t bytes = 0;
     for (const Request& r : run) bytes += r.in.size();
     driver->outstanding_bytes.fetch_add(bytes, std::memory_order_relaxed);
     driver->chosen.fetch_add(1, std::memory_order_relaxed);
+    const bool hardware = driver->traits.kind == DriverKind::hardware;
+    if (hardware) driver->busy.fetch_add(run.size(), std::memory_order_relaxed);
     if (watch != nullptr) {
       watch->since.store(DriverHealth::Clock::now().time_since_epoch().count(),
                          std::memory_order_relaxed);
@@ -83,6 +84,7 @@ void SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* av
       watch->since.store(0, std::memory_order_relaxed);
     }
     driver->outstanding_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+    if (hardware) driver->busy.fetch_sub(run.size(), std::memory_order_relaxed);
     for (std::size_t k = 0; k < run.size(); ++k) {
       Request& r = run[k];
       if (served != nullptr) served[i + k] = nullptr;

@@ -126,6 +126,80 @@ ErrorCode SessionCore::run_after_failure(Request& request) {
   return run_routed(request);
 }
 
+bool SessionCore::process_counted(RegisteredDriver& driver, DriverSession& session,
+                                  Request& request) {
+  if (driver.traits.kind != DriverKind::hardware) return session.process({&request, 1}) == 1;
+  driver.busy.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t done = session.process({&request, 1});
+  driver.busy.fetch_sub(1, std::memory_order_relaxed);
+  return done == 1;
+}
+
+void SessionCore::add_relief(const Request& request) {
+  const Dispatcher::Relief relief = framework_.dispatcher.relief(algorithm_.id, request.in.size());
+  if (relief.software == nullptr) return;
+  const Capability* capability = relief.software->enabled[index_of(algorithm_.id)];
+  if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) return;
+  DriverSession* session = session_for(*relief.software);
+  if (session == nullptr) return;
+  route_.relief = relief.software;
+  route_.relief_session = session;
+  route_.busy_at = relief.busy_at;
+  route_.yield_when_shared = relief.yield_when_shared;
+}
+
+// Does this request go to the route's relief rather than the device?
+bool SessionCore::relieve(RegisteredDriver& device) const noexcept {
+  if (route_.relief == nullptr) return false;
+  const std::uint32_t busy = device.busy.load(std::memory_order_relaxed);
+  bool relieve = busy >= route_.busy_at;  // software is sooner than the wait
+  if (route_.yield_when_shared) {
+    // Under load software serves more than the device: while other threads
+    // use the device too, every request goes to software. The window lets
+    // the device's own requests finish and is then tried again.
+    const auto now = DriverHealth::Clock::now().time_since_epoch();
+    if (busy != 0) {
+      device.shared_until.store((now + kSharedWindow).count(), std::memory_order_relaxed);
+      relieve = true;
+    } else if (now.count() < device.shared_until.load(std::memory_order_relaxed)) {
+      relieve = true;
+    }
+  }
+  return relieve && !route_.relief->health.quarantined();
+}
+
+ErrorCode SessionCore::run_on_hardware(Request& request) {
+  RegisteredDriver& device = *route_.driver;
+  const bool chain = request.continues;
+  if (relieve(device)) {
+    // Other threads keep the device busy: software is sooner.
+    request.continues = chain && route_.relief_session == last_session_;
+    request.status = ErrorCode::ok;
+    route_.relief_session->process_one(request);
+    if (request.status != ErrorCode::driver_failure) {
+      device.relieved.fetch_add(1, std::memory_order_relaxed);
+      route_.relief->health.succeeded();
+      last_session_ = route_.relief_session;
+      count(route_.relief, request.in.size());
+      return request.status;
+    }
+    ++slots_[route_.relief->index].failures;
+    route_.relief->health.failed();
+    last_session_ = nullptr;
+    if (overlaps(request)) throw_failure();  // its input may be lost
+    // The device takes it after all.
+  }
+  request.continues = chain && route_.session == last_session_;
+  request.status = ErrorCode::ok;
+  device.busy.fetch_add(1, std::memory_order_relaxed);
+  route_.session->process_one(request);
+  device.busy.fetch_sub(1, std::memory_order_relaxed);
+  if (request.status == ErrorCode::driver_failure) return run_after_failure(request);
+  last_session_ = route_.session;
+  count(&device, request.in.size());
+  return request.status;
+}
+
 ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoid) {
   const std::size_t a = index_of(algorithm_.id);
   // An in-place request whose driver failed may have half-overwritten its
@@ -151,7 +225,8 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     attempted = true;
     request.continues = request.continues && session == last_session_;
     request.status = ErrorCode::ok;
-    if (session->process({&request, 1}) == 1 && request.status != ErrorCode::driver_failure) {
+    if (process_counted(*driver, *session, request) &&
+        request.status != ErrorCode::driver_failure) {
       // Only a first choice is cached: whatever it covers in its size range,
       // it would be chosen for anyway.
       if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end()) {
@@ -159,8 +234,15 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
         const SizeRange sizes =
             pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
                                : framework_.dispatcher.same_order(algorithm_.id, request.in.size());
-        route_ = {
-            driver, session, capability, &slots_[driver->index], sizes.min, sizes.max - sizes.min};
+        route_ = {.driver = driver,
+                  .session = session,
+                  .slot = &slots_[driver->index],
+                  .low = sizes.min,
+                  .width = std::min(sizes.max, capability->max_request) - sizes.min,
+                  .iv_size = request.iv.size(),
+                  .tag_size = request.tag.size(),
+                  .hardware = driver->traits.kind == DriverKind::hardware};
+        if (route_.hardware && pinned_ == nullptr) add_relief(request);
       }
       driver->health.succeeded();
       count(driver, request.in.size());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,17 +42,19 @@ class SessionCore {
   // (authentication_failed, invalid_length, ...). Throws Unsupported when no
   // driver can take the request, DriverFailure when every one failed.
   [[gnu::always_inline]] ErrorCode run(Request& request) {
-    ++generation_;
     // The hot path: the dispatcher's first choice served the previous
-    // request and covers this one.
+    // request, and this one has a size in the route's range and the same
+    // IV and tag lengths, so the driver covers it too.
     if (route_.session != nullptr && request.in.size() - route_.low <= route_.width &&
-        covers(*route_.capability, request)) [[likely]] {
+        request.iv.size() == route_.iv_size && request.tag.size() == route_.tag_size) [[likely]] {
+      if (route_.hardware) [[unlikely]]
+        return run_on_hardware(request);
       request.continues = request.continues && route_.session == last_session_;
       request.status = ErrorCode::ok;
       route_.session->process_one(request);
       if (request.status != ErrorCode::driver_failure) [[likely]] {
         last_session_ = route_.session;
-        count(route_.driver, request.in.size());
+        count(*route_.slot, route_.driver, request.in.size());
         return request.status;
       }
       return run_after_failure(request);
@@ -74,9 +77,6 @@ class SessionCore {
   void run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
                  RegisteredDriver** served) noexcept;
 
-  // Counts requests run; a stream compares it to tell whether anything ran
-  // on this session since its own previous request.
-  std::uint64_t generation() const noexcept { return generation_; }
 
   struct Stream {
     std::unique_ptr<DigestStream> stream;
@@ -98,8 +98,21 @@ class SessionCore {
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
   ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr);
   ErrorCode run_after_failure(Request& request);
+  // The cached route leads to hardware: counts the request as the device's
+  // work, or sends it to the route's relief when the device is busy enough.
+  ErrorCode run_on_hardware(Request& request);
+  // One request on `driver`, counted in its busy figure if it is hardware;
+  // false when the driver did not take it.
+  static bool process_counted(RegisteredDriver& driver, DriverSession& session, Request& request);
+  // Sets the route's relief, where the dispatcher has one for this size.
+  void add_relief(const Request& request);
+  bool relieve(RegisteredDriver& device) const noexcept;
+  // How long a device counts as shared after a request found another in it.
+  static constexpr std::chrono::milliseconds kSharedWindow{50};
   void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
-    Slot& slot = driver == route_.driver ? *route_.slot : slots_[driver->index];
+    count(slots_[driver->index], driver, bytes);
+  }
+  void count(Slot& slot, RegisteredDriver* driver, std::size_t bytes) noexcept {
     ++slot.requests;
     slot.bytes += bytes;
     last_ = driver;
@@ -121,17 +134,24 @@ class SessionCore {
   std::vector<Slot> slots_;  // indexed by RegisteredDriver::index
   RegisteredDriver* last_ = nullptr;
   DriverSession* last_session_ = nullptr;  // served the previous request
-  std::uint64_t generation_ = 0;
   std::uint32_t unflushed_ = 0;
   // The route of the previous request. The dispatcher's first choice is the
   // same for every size in [low, low + width] (the whole range without a
-  // profile), so a request there that it covers skips the candidate walk.
+  // profile; never above what the driver takes), so a request there with
+  // the IV and tag lengths the driver covered skips the candidate walk.
   struct Route {
     RegisteredDriver* driver = nullptr;
     DriverSession* session = nullptr;
-    const Capability* capability = nullptr;
     Slot* slot = nullptr;  // slots_[driver->index], which never moves
     std::size_t low = 0, width = 0;
+    std::size_t iv_size = 0, tag_size = 0;
+    bool hardware = false;  // count the requests in driver->busy
+    // Where the dispatcher offers one: the software that takes a request
+    // when the device already holds `busy_at` (Dispatcher::relief()).
+    RegisteredDriver* relief = nullptr;
+    DriverSession* relief_session = nullptr;
+    std::uint32_t busy_at = 0;
+    bool yield_when_shared = false;
   } route_;
   std::vector<RegisteredDriver*> candidates_;  // scratch for run_routed
 };

@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "fault_driver.hpp"
 #include "test_drivers.hpp"
 #include "test_util.hpp"
 
@@ -67,7 +69,8 @@ std::string served(Framework& f, std::size_t size) {
 
 TEST(Profile, JsonRoundTrip) {
   DriverControl control;
-  const Profile p = crossover_profile(control);
+  Profile p = crossover_profile(control);
+  p.measurements[3].workers = 2;
   const Profile q = parse_profile(to_json(p));
   EXPECT_EQ(q.version, kProfileVersion);
   EXPECT_EQ(q.created, p.created);
@@ -75,6 +78,8 @@ TEST(Profile, JsonRoundTrip) {
   ASSERT_EQ(q.measurements.size(), p.measurements.size());
   EXPECT_EQ(q.measurements[3].driver, p.measurements[3].driver);
   EXPECT_EQ(q.measurements[3].size, p.measurements[3].size);
+  EXPECT_EQ(q.measurements[3].workers, 2u);
+  EXPECT_EQ(q.measurements[2].workers, 1u);
   EXPECT_DOUBLE_EQ(q.measurements[3].bytes_per_second, p.measurements[3].bytes_per_second);
 }
 
@@ -124,6 +129,109 @@ TEST(Profile, OffloadNeedsAShareOfSoftware) {
   EXPECT_EQ(served(g, 16), "accel");
   Framework software(options_with_accel(control, Policy::software, path));
   EXPECT_EQ(served(software, 4096), "soft");
+  std::remove(path.c_str());
+}
+
+// A profile in which the device `accel` (a FaultyDriver) is a little faster
+// than soft at every size, one request at a time: it leads the order, and
+// the next request should go to software as soon as the device holds one.
+// With `loaded`, also the figures from two threads at once: soft doubles,
+// the device does not, so under load software serves more.
+std::string busy_device_profile(test::Faults& faults, bool loaded) {
+  FrameworkOptions o;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
+  Framework probe(std::move(o));
+  Profile p;
+  p.created = "2026-11-30T00:00:00Z";
+  for (const DriverInfo& d : probe.drivers())
+    if (d.traits.automatic) p.drivers[d.name] = driver_identity(d);
+  for (std::size_t size : kSizeBuckets)
+    for (const auto& [driver, rate] : {std::pair("accel", 1.0e9), std::pair("soft", 0.8e9)})
+      p.measurements.push_back({.driver = driver,
+                                .algorithm = AlgorithmId::aes_128_cbc,
+                                .size = size,
+                                .in_flight = 1,
+                                .bytes_per_second = rate,
+                                .cpu_seconds_per_byte = 1e-9});
+  if (loaded)
+    for (std::size_t size : kSizeBuckets)
+      for (const auto& [driver, rate] : {std::pair("accel", 1.0e9), std::pair("soft", 1.6e9)})
+        p.measurements.push_back({.driver = driver,
+                                  .algorithm = AlgorithmId::aes_128_cbc,
+                                  .size = size,
+                                  .in_flight = 1,
+                                  .workers = 2,
+                                  .bytes_per_second = rate,
+                                  .cpu_seconds_per_byte = 1e-9});
+  const std::string path = temp_path(loaded ? "loaded-device.json" : "busy-device.json");
+  save_profile(p, path);
+  return path;
+}
+
+// While another thread's request holds the device, a session whose route
+// leads there sends its next request to software, with the right answer,
+// and returns to the device once it is free.
+TEST(Relief, BusyDeviceSendsTheNextRequestToSoftware) {
+  test::Faults faults;
+  const std::string path = busy_device_profile(faults, false);
+  FrameworkOptions o;
+  o.profile_path = path;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
+  Framework f(std::move(o));
+  ASSERT_TRUE(f.dispatch_info().profiled) << f.dispatch_info().detail;
+  const auto key = random_bytes(16), iv = random_bytes(16), data = random_bytes(4096);
+  CipherSession reference("aes-128-cbc", key, {.framework = &f, .driver = "soft"});
+  const auto expected = reference.encrypt(iv, data);
+
+  CipherSession holder("aes-128-cbc", key, {.framework = &f});
+  CipherSession other("aes-128-cbc", key, {.framework = &f});
+  EXPECT_EQ(other.encrypt(iv, data), expected);
+  EXPECT_EQ(other.last_driver(), "accel");  // the device is free: it leads
+
+  faults.hang_at = faults.processed.load() + 1;  // holder's request stays in the device
+  auto held = std::async(std::launch::async, [&] { return holder.encrypt(iv, data); });
+  while (faults.hung.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(other.encrypt(iv, data), expected);
+  EXPECT_EQ(other.last_driver(), "soft");
+  faults.release();
+  EXPECT_EQ(held.get(), expected);
+  EXPECT_EQ(holder.last_driver(), "accel");
+
+  EXPECT_EQ(other.encrypt(iv, data), expected);  // free again
+  EXPECT_EQ(other.last_driver(), "accel");
+  std::remove(path.c_str());
+}
+
+// Where software serves more than the device under load, a device found
+// shared stays avoided for a while (SessionCore::kSharedWindow, 50 ms)
+// even once it is free; then it is tried again.
+TEST(Relief, SharedDeviceYieldsToSoftwareForAWhile) {
+  test::Faults faults;
+  const std::string path = busy_device_profile(faults, true);
+  FrameworkOptions o;
+  o.profile_path = path;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
+  Framework f(std::move(o));
+  ASSERT_TRUE(f.dispatch_info().profiled) << f.dispatch_info().detail;
+  const auto key = random_bytes(16), iv = random_bytes(16), data = random_bytes(1024);
+  CipherSession holder("aes-128-cbc", key, {.framework = &f});
+  CipherSession other("aes-128-cbc", key, {.framework = &f});
+  const auto expected = other.encrypt(iv, data);
+  EXPECT_EQ(other.last_driver(), "accel");
+
+  faults.hang_at = faults.processed.load() + 1;
+  auto held = std::async(std::launch::async, [&] { return holder.encrypt(iv, data); });
+  while (faults.hung.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(other.encrypt(iv, data), expected);
+  EXPECT_EQ(other.last_driver(), "soft");
+  faults.release();
+  EXPECT_EQ(held.get(), expected);
+  EXPECT_EQ(other.encrypt(iv, data), expected);  // the device is free, but was shared just now
+  EXPECT_EQ(other.last_driver(), "soft");
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(other.encrypt(iv, data), expected);
+  EXPECT_EQ(other.last_driver(), "accel");
   std::remove(path.c_str());
 }
 

@@ -3,7 +3,9 @@
 #include <openssl/rand.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -49,29 +51,40 @@ std::uint64_t spin(Gate& gate, Operation&& operation) {
   return count;
 }
 
-// The driver that served most requests of `algorithm` between two usage
-// readings (the asynchronous API reports no last driver).
-std::string busiest(const std::vector<UsageCount>& before, const std::vector<UsageCount>& after,
-                    AlgorithmId algorithm) {
-  std::string name;
-  std::uint64_t most = 0;
+// Which drivers served `algorithm`'s requests between two usage readings:
+// the one name when it served (nearly) all, else each with its share, the
+// most used first ("afalg:virtio_crypto_aes_cbc 55% + soft 45%"), as the
+// dispatcher may spread requests under load.
+std::string served_by(const std::vector<UsageCount>& before, const std::vector<UsageCount>& after,
+                      AlgorithmId algorithm) {
+  std::vector<std::pair<std::uint64_t, std::string>> served;
+  std::uint64_t total = 0;
   for (const UsageCount& a : after) {
     if (a.algorithm != algorithm) continue;
     std::uint64_t earlier = 0;
     for (const UsageCount& b : before)
       if (b.driver == a.driver && b.algorithm == algorithm) earlier = b.requests;
-    if (a.requests - earlier > most) {
-      most = a.requests - earlier;
-      name = a.driver;
-    }
+    if (a.requests == earlier) continue;
+    served.emplace_back(a.requests - earlier, a.driver);
+    total += a.requests - earlier;
   }
-  return name;
+  std::sort(served.begin(), served.end(), std::greater<>());
+  if (served.empty()) return {};
+  if (served.size() == 1 || served[0].first * 100 >= total * 99) return served[0].second;
+  std::string out;
+  for (const auto& [requests, driver] : served) {
+    const auto percent = (requests * 100 + total / 2) / total;
+    if (percent == 0) continue;
+    if (!out.empty()) out += " + ";
+    out += driver + " " + std::to_string(percent) + "%";
+  }
+  return out;
 }
 
 // `in_flight` one-shot requests per batch through an AsyncSession with one
 // worker thread: the batch reaches the driver together (AF_ALG keeps them
 // in flight at once), and the loop waits for the whole batch.
-std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate, std::string& served_by) {
+std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate) {
   const Algorithm& a = *r.algorithm;
   const auto key = random_bytes(a.kind == AlgorithmKind::mac ? 16 : a.key_size.min);
   const auto iv = random_bytes(a.iv_size);
@@ -97,7 +110,6 @@ std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate, std::string&
         .in = buffers[i],
         .out = outputs[i],
         .tag = tags[i]};
-  const auto before = Framework::global().usage();
   std::uint64_t batches = 0;
   {
     AsyncSession session(a.name,
@@ -113,13 +125,12 @@ std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate, std::string&
           throw_error(q.status, std::string(a.name) + ": " + std::string(to_string(q.status)));
     });
   }  // the workers' usage counts are published here
-  served_by = busiest(before, Framework::global().usage(), a.id);
   return batches * n;
 }
 
 // Sets up one worker's session and buffers (untimed), then spins.
-std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::string& served_by) {
-  if (r.in_flight > 1) return run_async_worker(r, gate, served_by);
+std::uint64_t run_worker(const MeasureRequest& r, Gate& gate) {
+  if (r.in_flight > 1) return run_async_worker(r, gate);
   const Algorithm& a = *r.algorithm;
   SessionOptions options;
   if (r.driver != "auto") options.driver = r.driver;
@@ -145,7 +156,6 @@ std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::string& serve
         session.begin(direction, iv);
         count = spin(gate, [&] { session.update(buffer, buffer); });
       }
-      served_by = session.last_driver();
       break;
     }
     case AlgorithmKind::aead: {
@@ -157,7 +167,6 @@ std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::string& serve
       } else {
         count = spin(gate, [&] { session.seal(iv, {}, buffer, buffer, tag); });
       }
-      served_by = session.last_driver();
       break;
     }
     case AlgorithmKind::digest:
@@ -166,7 +175,6 @@ std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::string& serve
                                                            : DigestSession(a.name, options);
       std::vector<std::uint8_t> out(a.output_size);
       count = spin(gate, [&] { session.digest(buffer, out); });
-      served_by = session.last_driver();
       break;
     }
   }
@@ -184,16 +192,18 @@ Measurement measure(const MeasureRequest& request, const std::atomic<bool>& inte
   m.in_flight = request.in_flight;
   m.seconds_asked = request.seconds;
 
+  // Usage counts before and after say which drivers served (sessions
+  // publish theirs when they close, before the workers end).
+  const auto usage_before = Framework::global().usage();
   Gate gate;
   std::vector<std::uint64_t> counts(request.workers, 0);
-  std::vector<std::string> served(request.workers);
   std::exception_ptr failure;
   std::mutex failure_lock;
   std::vector<std::thread> threads;
   for (int w = 0; w < request.workers; ++w) {
     threads.emplace_back([&, w] {
       try {
-        counts[w] = run_worker(request, gate, served[w]);
+        counts[w] = run_worker(request, gate);
       } catch (...) {
         std::lock_guard lock(failure_lock);
         if (!failure) failure = std::current_exception();
@@ -232,7 +242,7 @@ Measurement measure(const MeasureRequest& request, const std::atomic<bool>& inte
   m.cpu_user = seconds_of(after.ru_utime) - seconds_of(before.ru_utime);
   m.cpu_system = seconds_of(after.ru_stime) - seconds_of(before.ru_stime);
   for (std::uint64_t c : counts) m.operations += c;
-  m.served_by = served[0];
+  m.served_by = served_by(usage_before, Framework::global().usage(), request.algorithm->id);
   return m;
 }
 

@@ -13,7 +13,7 @@ namespace cryptoaccel::tools::speed {
 struct Measurement {
   const Algorithm* algorithm = nullptr;
   std::string driver;     // what was asked: "auto" or a driver name
-  std::string served_by;  // the driver that served the last request
+  std::string served_by;  // the driver that served, or each with its share
   std::size_t size = 0;
   int workers = 1;
   int in_flight = 1;
