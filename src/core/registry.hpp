@@ -42,8 +42,6 @@ struct RegisteredDriver {
   // many the device may hold before software is sooner. Software drivers
   // do not keep it: it would cost two atomic operations per small request.
   std::atomic<std::uint32_t> busy{0};
-  // Requests sent to software instead because this driver was busy.
-  std::atomic<std::uint64_t> relieved{0};
   // Until when (steady_clock ticks) the device counts as shared between
   // threads: set whenever a request finds another one inside it.
   std::atomic<std::int64_t> shared_until{0};

@@ -177,7 +177,6 @@ ErrorCode SessionCore::run_on_hardware(Request& request) {
     request.status = ErrorCode::ok;
     route_.relief_session->process_one(request);
     if (request.status != ErrorCode::driver_failure) {
-      device.relieved.fetch_add(1, std::memory_order_relaxed);
       route_.relief->health.succeeded();
       last_session_ = route_.relief_session;
       count(route_.relief, request.in.size());
