@@ -41,8 +41,8 @@ constexpr std::size_t size_bucket(std::size_t size) noexcept {
 struct Measurement {
   std::string driver;
   AlgorithmId algorithm;
-  std::size_t size = 0;             // bytes per request
-  unsigned in_flight = 1;           // requests kept in flight while measuring
+  std::size_t size = 0;    // bytes per request
+  unsigned in_flight = 1;  // requests kept in flight while measuring
   // Threads sending requests at once, each with its own session (1, or one
   // per CPU): with more than one, bytes_per_second is their sum, the
   // driver's capacity when the whole machine uses it.

@@ -135,8 +135,8 @@ std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm&
 // `workers` threads at once, one request at a time each, on sessions of
 // their own: the sum of their throughputs, and CPU per byte over all.
 std::optional<Measurement> measure_loaded(detail::RegisteredDriver& d, const Algorithm& a,
-                                          const Capability& c, std::size_t size,
-                                          unsigned workers, double seconds) {
+                                          const Capability& c, std::size_t size, unsigned workers,
+                                          double seconds) {
   std::vector<std::optional<Measurement>> each(workers);
   std::latch ready(workers);
   {
@@ -225,8 +225,8 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
       const Job& j = jobs[i];
       auto m = j.workers > 1 ? measure_loaded(*j.driver, *j.algorithm, *j.capability, j.size,
                                               j.workers, options.seconds / rounds)
-                             : measure(*j.driver, *j.algorithm, *j.capability, j.size,
-                                       j.in_flight, options.seconds / rounds);
+                             : measure(*j.driver, *j.algorithm, *j.capability, j.size, j.in_flight,
+                                       options.seconds / rounds);
       if (m && (!best[i] || m->bytes_per_second > best[i]->bytes_per_second)) best[i] = m;
       if (best[i] && options.progress)
         options.progress(*best[i], round * jobs.size() + i + 1, rounds * jobs.size());

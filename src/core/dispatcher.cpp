@@ -35,7 +35,8 @@ class Throughputs {
         if (f.loaded == 0 || m.size == kSizeBuckets[bucket]) f.loaded = m.bytes_per_second;
       } else if (m.in_flight == 1) {
         if (f.single == 0 || m.size == kSizeBuckets[bucket]) f.single = m.bytes_per_second;
-      } else if (m.in_flight > f.depth || (m.in_flight == f.depth && m.size == kSizeBuckets[bucket])) {
+      } else if (m.in_flight > f.depth ||
+                 (m.in_flight == f.depth && m.size == kSizeBuckets[bucket])) {
         f.depth = m.in_flight;
         f.queued = m.bytes_per_second;
       }
@@ -141,12 +142,12 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
           const double share = policy == Policy::offload ? offload_share : 1.0;
           const double device_loaded = measured.loaded(*order.front(), a, b),
                        software_loaded = measured.loaded(**software, a, b);
-          relief = {.software = *software,
-                    .busy_at = busy_threshold(rate(order.front()),
-                                              measured.queued(*order.front(), a, b),
-                                              rate(*software), share),
-                    .yield_when_shared = device_loaded > 0 && software_loaded > 0 &&
-                                         device_loaded < share * software_loaded};
+          relief = {
+              .software = *software,
+              .busy_at = busy_threshold(rate(order.front()), measured.queued(*order.front(), a, b),
+                                        rate(*software), share),
+              .yield_when_shared = device_loaded > 0 && software_loaded > 0 &&
+                                   device_loaded < share * software_loaded};
         }
       }
       per.buckets[b].drivers = std::move(order);

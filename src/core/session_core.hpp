@@ -77,7 +77,6 @@ class SessionCore {
   void run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
                  RegisteredDriver** served) noexcept;
 
-
   struct Stream {
     std::unique_ptr<DigestStream> stream;
     RegisteredDriver* driver = nullptr;

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
