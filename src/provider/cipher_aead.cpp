@@ -387,8 +387,6 @@ class AeadCtx {
   bool tls_aad_set_ = false;
 };
 
-using Entries = CipherEntries<AeadCtx>;
-
 const OSSL_PARAM* gettable_ctx_params(void*, void*) {
   static const OSSL_PARAM kParams[] = {
       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
@@ -417,30 +415,7 @@ const OSSL_PARAM* settable_ctx_params(void*, void*) {
 }
 
 template <AlgorithmId Id>
-struct AeadTable {
-  static void* newctx(void* provctx) {
-    auto* pc = static_cast<ProviderContext*>(provctx);
-    return guarded(pc, static_cast<void*>(nullptr), [&]() -> void* {
-      return std::make_unique<AeadCtx>(pc, algorithm(Id)).release();
-    });
-  }
-  static int get_params(OSSL_PARAM params[]) { return cipher_get_params(algorithm(Id), params); }
-  static inline const OSSL_DISPATCH functions[] = {
-      entry(OSSL_FUNC_CIPHER_NEWCTX, &newctx),
-      entry(OSSL_FUNC_CIPHER_FREECTX, &Entries::freectx),
-      entry(OSSL_FUNC_CIPHER_DUPCTX, &Entries::dupctx),
-      entry(OSSL_FUNC_CIPHER_ENCRYPT_INIT, &Entries::einit),
-      entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &Entries::dinit),
-      entry(OSSL_FUNC_CIPHER_UPDATE, &Entries::update),
-      entry(OSSL_FUNC_CIPHER_FINAL, &Entries::final),
-      entry(OSSL_FUNC_CIPHER_GET_PARAMS, &get_params),
-      entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &Entries::get_ctx_params),
-      entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &Entries::set_ctx_params),
-      entry(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, &cipher_gettable_params),
-      entry(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, &gettable_ctx_params),
-      entry(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, &settable_ctx_params),
-      kEnd};
-};
+using AeadTable = CipherTable<AeadCtx, Id, &gettable_ctx_params, &settable_ctx_params>;
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <openssl/core.h>
+#include <openssl/core_dispatch.h>
 
 #include <array>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <span>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "dispatch.hpp"
 #include "errors.hpp"
 #include "provider_context.hpp"
 
@@ -103,6 +105,35 @@ struct CipherEntries {
     Ctx* ctx = of(vctx);
     return guarded(ctx->pc(), 0, [&] { return ctx->set_params(params); });
   }
+};
+
+// The dispatch table of algorithm `Id` served by context type Ctx: the
+// shared entry points above, a newctx for Ctx, the algorithm's constant
+// parameters, and Ctx's own gettable/settable parameter lists.
+template <typename Ctx, AlgorithmId Id, auto GettableCtxParams, auto SettableCtxParams>
+struct CipherTable {
+  using Entries = CipherEntries<Ctx>;
+  static void* newctx(void* provctx) {
+    auto* pc = static_cast<ProviderContext*>(provctx);
+    return guarded(pc, static_cast<void*>(nullptr),
+                   [&]() -> void* { return std::make_unique<Ctx>(pc, algorithm(Id)).release(); });
+  }
+  static int get_params(OSSL_PARAM params[]) { return cipher_get_params(algorithm(Id), params); }
+  static inline const OSSL_DISPATCH functions[] = {
+      entry(OSSL_FUNC_CIPHER_NEWCTX, &newctx),
+      entry(OSSL_FUNC_CIPHER_FREECTX, &Entries::freectx),
+      entry(OSSL_FUNC_CIPHER_DUPCTX, &Entries::dupctx),
+      entry(OSSL_FUNC_CIPHER_ENCRYPT_INIT, &Entries::einit),
+      entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &Entries::dinit),
+      entry(OSSL_FUNC_CIPHER_UPDATE, &Entries::update),
+      entry(OSSL_FUNC_CIPHER_FINAL, &Entries::final),
+      entry(OSSL_FUNC_CIPHER_GET_PARAMS, &get_params),
+      entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &Entries::get_ctx_params),
+      entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &Entries::set_ctx_params),
+      entry(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, &cipher_gettable_params),
+      entry(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, GettableCtxParams),
+      entry(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, SettableCtxParams),
+      kEnd};
 };
 
 }  // namespace cryptoaccel::provider
