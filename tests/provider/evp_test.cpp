@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "openssl_errors.hpp"
+
 namespace {
 
 using Bytes = std::vector<unsigned char>;
@@ -26,19 +28,7 @@ Bytes random_bytes(std::size_t n) {
   return b;
 }
 
-std::string errors() {
-  std::string all;
-  char line[512];
-  const char* data = nullptr;
-  int flags = 0;
-  while (unsigned long e = ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) {
-    ERR_error_string_n(e, line, sizeof line);
-    all += line;
-    if (data != nullptr && (flags & ERR_TXT_STRING) != 0) all += std::string(": ") + data;
-    all += '\n';
-  }
-  return all;
-}
+using cryptoaccel::test::openssl_errors;
 
 struct Libctx {
   OSSL_LIB_CTX* ctx = OSSL_LIB_CTX_new();
@@ -57,7 +47,7 @@ class Evp : public testing::Test {
     ours_ = std::make_unique<Libctx>();
     OSSL_PROVIDER_set_default_search_path(ours_->ctx, CRYPTOACCEL_PROVIDER_DIR);
     provider_ = OSSL_PROVIDER_load(ours_->ctx, "cryptoaccel");
-    ASSERT_NE(provider_, nullptr) << errors();
+    ASSERT_NE(provider_, nullptr) << openssl_errors();
     ours_->providers = {provider_, OSSL_PROVIDER_load(ours_->ctx, "default")};
     theirs_ = std::make_unique<Libctx>();
     theirs_->providers = {OSSL_PROVIDER_load(theirs_->ctx, "default"),
@@ -71,7 +61,7 @@ class Evp : public testing::Test {
 
   static EVP_CIPHER* ours(const char* name) {
     EVP_CIPHER* c = EVP_CIPHER_fetch(ours_->ctx, name, "provider=cryptoaccel");
-    EXPECT_NE(c, nullptr) << name << ": " << errors();
+    EXPECT_NE(c, nullptr) << name << ": " << openssl_errors();
     return c;
   }
   static EVP_CIPHER* theirs(const char* name) {
@@ -162,11 +152,11 @@ TEST_F(Evp, AeadSealAndOpenMatchDefaultProvider) {
           const std::size_t taglen = gcm && ptlen == 1000 ? 12 : 16;  // GCM truncates
           const Sealed a = seal(mine.get(), key, iv, aad, pt, taglen);
           const Sealed b = seal(ref.get(), key, iv, aad, pt, taglen);
-          ASSERT_TRUE(a.ok && b.ok) << name << ' ' << errors();
+          ASSERT_TRUE(a.ok && b.ok) << name << ' ' << openssl_errors();
           EXPECT_EQ(a.ct, b.ct) << name << " iv " << ivlen << " pt " << ptlen;
           EXPECT_EQ(a.tag, b.tag) << name << " iv " << ivlen << " pt " << ptlen;
           Bytes out;
-          EXPECT_TRUE(open(mine.get(), key, iv, aad, b.ct, b.tag, out)) << errors();
+          EXPECT_TRUE(open(mine.get(), key, iv, aad, b.ct, b.tag, out)) << openssl_errors();
           EXPECT_EQ(out, pt);
         }
       }
@@ -187,7 +177,7 @@ TEST_F(Evp, TamperedAeadIsRejectedAndReleasesNothing) {
       Bytes out;
       EXPECT_FALSE(open(mine.get(), key, iv, a, ct, tag, out)) << name << " case " << what;
       EXPECT_EQ(out, Bytes(pt.size(), 0)) << "plaintext released after a failed check";
-      EXPECT_NE(errors().find("authentication failed"), std::string::npos);
+      EXPECT_NE(openssl_errors().find("authentication failed"), std::string::npos);
     }
   }
 }
@@ -201,7 +191,7 @@ TEST_F(Evp, AeadDecryptionNeedsTheTagFirst) {
   int len = 0;
   ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), mine.get(), key.data(), iv.data(), nullptr), 1);
   EXPECT_NE(EVP_DecryptUpdate(ctx.get(), out.data(), &len, ct.data(), 64), 1);
-  EXPECT_NE(errors().find("set the tag before the ciphertext"), std::string::npos);
+  EXPECT_NE(openssl_errors().find("set the tag before the ciphertext"), std::string::npos);
 }
 
 // Any split of the input, padding on or off: the bytes of the default provider.
@@ -236,13 +226,13 @@ TEST_F(Evp, StreamedCiphersMatchDefaultProvider) {
             ASSERT_EQ(EVP_CipherUpdate(ctx.get(), out.data() + produced, &len, in.data() + at,
                                        static_cast<int>(piece)),
                       1)
-                << name << errors();
+                << name << openssl_errors();
             at += piece;
             produced += static_cast<std::size_t>(len);
           }
           int len = 0;
           ASSERT_EQ(EVP_CipherFinal_ex(ctx.get(), out.data() + produced, &len), 1)
-              << name << ' ' << errors();
+              << name << ' ' << openssl_errors();
           out.resize(produced + static_cast<std::size_t>(len));
           results[which] = out;
         }
@@ -274,7 +264,7 @@ TEST_F(Evp, XtsMatchesDefaultProvider) {
         ASSERT_EQ(
             EVP_EncryptUpdate(ctx.get(), out[which].data(), &len, pt.data(), static_cast<int>(n)),
             1)
-            << errors();
+            << openssl_errors();
       }
       EXPECT_EQ(out[1], out[0]) << name << ' ' << n;
     }
@@ -294,7 +284,7 @@ TEST_F(Evp, CtrNumAndDupctxContinueTheStream) {
   ASSERT_EQ(EVP_EncryptUpdate(m.get(), got.data(), &len, pt.data(), 5), 1);
   EXPECT_EQ(EVP_CIPHER_CTX_get_num(m.get()), 5);
   auto d = new_ctx();
-  ASSERT_EQ(EVP_CIPHER_CTX_copy(d.get(), m.get()), 1) << errors();
+  ASSERT_EQ(EVP_CIPHER_CTX_copy(d.get(), m.get()), 1) << openssl_errors();
   ASSERT_EQ(EVP_EncryptUpdate(m.get(), got.data() + 5, &len, pt.data() + 5, 95), 1);
   ASSERT_EQ(EVP_EncryptUpdate(d.get(), copy.data(), &len, pt.data() + 5, 95), 1);
   EXPECT_EQ(got, want);
@@ -310,14 +300,14 @@ TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
     auto ctx = new_ctx();
     ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr), 1);
     EXPECT_NE(EVP_CIPHER_CTX_set_key_length(ctx.get(), 17), 1);
-    EXPECT_NE(errors().find("takes a 16-byte key, not 17"), std::string::npos);
+    EXPECT_NE(openssl_errors().find("takes a 16-byte key, not 17"), std::string::npos);
   }
   {
     CipherPtr c(ours("ChaCha20-Poly1305"), &EVP_CIPHER_free);
     auto ctx = new_ctx();
     ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr), 1);
     EXPECT_NE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 16, nullptr), 1);
-    EXPECT_NE(errors().find("nonce"), std::string::npos);
+    EXPECT_NE(openssl_errors().find("nonce"), std::string::npos);
   }
   {
     CipherPtr c(ours("AES-128-GCM"), &EVP_CIPHER_free);
@@ -325,14 +315,14 @@ TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
     ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr), 1);
     EXPECT_NE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 0, nullptr), 1);
     EXPECT_NE(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 129, nullptr), 1);
-    errors();
+    openssl_errors();
   }
   {
     CipherPtr c(ours("AES-128-XTS"), &EVP_CIPHER_free);
     Bytes same(32, 0x5a);  // XTS key halves must differ
     auto ctx = new_ctx();
     EXPECT_NE(EVP_EncryptInit_ex2(ctx.get(), c.get(), same.data(), iv.data(), nullptr), 1);
-    EXPECT_NE(errors().find("halves must differ"), std::string::npos);
+    EXPECT_NE(openssl_errors().find("halves must differ"), std::string::npos);
   }
   {
     // A block cipher without padding and a partial block: final refuses.
@@ -344,7 +334,7 @@ TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
     EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
     ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &len, key.data(), 20), 1);
     EXPECT_NE(EVP_EncryptFinal_ex(ctx.get(), out.data() + len, &len), 1);
-    EXPECT_NE(errors().find("not a whole block"), std::string::npos);
+    EXPECT_NE(openssl_errors().find("not a whole block"), std::string::npos);
   }
 }
 
@@ -379,14 +369,14 @@ TEST_F(Evp, TlsAeadRecordsInteroperate) {
         aad[11] = static_cast<unsigned char>(sent_len >> 8);
         aad[12] = static_cast<unsigned char>(sent_len);
         int pad = EVP_CIPHER_CTX_ctrl(sealer.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad);
-        ASSERT_EQ(pad, 16) << name << errors();
+        ASSERT_EQ(pad, 16) << name << openssl_errors();
         Bytes record(explicit_iv + payload.size() + 16);
         std::copy(payload.begin(), payload.end(), record.begin() + explicit_iv);
         int len = 0;
         ASSERT_EQ(EVP_CipherUpdate(sealer.get(), record.data(), &len, record.data(),
                                    static_cast<int>(record.size())),
                   1)
-            << name << errors();
+            << name << openssl_errors();
         ASSERT_EQ(static_cast<std::size_t>(len), record.size());
         for (int tamper = 0; tamper < 2; ++tamper) {
           Bytes copy = record;
@@ -400,10 +390,10 @@ TEST_F(Evp, TlsAeadRecordsInteroperate) {
                                           static_cast<int>(copy.size()));
           if (tamper) {
             EXPECT_LE(ok, 0) << name << " accepted a tampered record";
-            errors();
+            openssl_errors();
             continue;
           }
-          ASSERT_EQ(ok, 1) << name << " direction " << direction << ' ' << errors();
+          ASSERT_EQ(ok, 1) << name << " direction " << direction << ' ' << openssl_errors();
           ASSERT_EQ(static_cast<std::size_t>(len), payload.size());
           EXPECT_EQ(Bytes(copy.begin() + static_cast<long>(explicit_iv),
                           copy.begin() + static_cast<long>(explicit_iv + payload.size())),
@@ -431,7 +421,7 @@ TEST_F(Evp, TlsCbcRecordsInteroperate) {
             OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
             OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &mac_size), OSSL_PARAM_END};
         EXPECT_EQ(EVP_CipherInit_ex2(ctx.get(), c, key.data(), iv.data(), enc, params), 1)
-            << errors();
+            << openssl_errors();
         return ctx;
       };
       for (int direction = 0; direction < 2; ++direction) {
@@ -448,7 +438,7 @@ TEST_F(Evp, TlsCbcRecordsInteroperate) {
           ASSERT_EQ(EVP_CipherUpdate(sealer.get(), record.data(), &len, record.data(),
                                      static_cast<int>(plain)),
                     1)
-              << name << errors();
+              << name << openssl_errors();
           record.resize(static_cast<std::size_t>(len));
           ASSERT_EQ(record.size() % bs, 0u);
           for (int tamper = 0; tamper < 2; ++tamper) {
@@ -471,10 +461,10 @@ TEST_F(Evp, TlsCbcRecordsInteroperate) {
                 ASSERT_EQ(EVP_CIPHER_CTX_get_params(opener.get(), get), 1);
                 EXPECT_NE(Bytes(got_mac, got_mac + mac_size), mac) << name;
               }
-              errors();
+              openssl_errors();
               continue;
             }
-            ASSERT_EQ(ok, 1) << name << errors();
+            ASSERT_EQ(ok, 1) << name << openssl_errors();
             ASSERT_EQ(static_cast<std::size_t>(len), n) << name << " mac " << mac_size;
             EXPECT_EQ(Bytes(copy.begin() + static_cast<long>(bs),
                             copy.begin() + static_cast<long>(bs + n)),
@@ -502,7 +492,7 @@ TEST_F(Evp, DigestAndHmacCopiesContinueIndependently) {
     unsigned n1 = 0, n2 = 0, nw = 0;
     ASSERT_EQ(EVP_DigestInit_ex2(a, md, nullptr), 1);
     EVP_DigestUpdate(a, head.data(), head.size());
-    ASSERT_EQ(EVP_MD_CTX_copy_ex(b, a), 1) << errors();
+    ASSERT_EQ(EVP_MD_CTX_copy_ex(b, a), 1) << openssl_errors();
     EVP_DigestUpdate(a, tail.data(), tail.size());
     EVP_DigestFinal_ex(a, out1, &n1);
     EVP_DigestFinal_ex(b, out2, &n2);
@@ -526,10 +516,10 @@ TEST_F(Evp, DigestAndHmacCopiesContinueIndependently) {
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
                          OSSL_PARAM_END};
   EVP_MAC_CTX* a = EVP_MAC_CTX_new(mac);
-  ASSERT_EQ(EVP_MAC_init(a, key.data(), key.size(), params), 1) << errors();
+  ASSERT_EQ(EVP_MAC_init(a, key.data(), key.size(), params), 1) << openssl_errors();
   EVP_MAC_update(a, head.data(), head.size());
   EVP_MAC_CTX* b = EVP_MAC_CTX_dup(a);
-  ASSERT_NE(b, nullptr) << errors();
+  ASSERT_NE(b, nullptr) << openssl_errors();
   EVP_MAC_update(a, tail.data(), tail.size());
   unsigned char out1[64], out2[64], want[64];
   std::size_t n1 = 0, n2 = 0, nw = 0;
@@ -555,7 +545,7 @@ TEST_F(Evp, StatsParameterReportsUsage) {
   char buffer[4096] = {};
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("stats", buffer, sizeof buffer),
                          OSSL_PARAM_END};
-  ASSERT_EQ(OSSL_PROVIDER_get_params(provider_, params), 1) << errors();
+  ASSERT_EQ(OSSL_PROVIDER_get_params(provider_, params), 1) << openssl_errors();
   EXPECT_NE(std::string(buffer).find("aes-128-gcm soft requests="), std::string::npos) << buffer;
 }
 

@@ -21,20 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "openssl_errors.hpp"
+
 namespace {
 
-std::string errors() {
-  std::string text;
-  char line[512];
-  const char* data = nullptr;
-  int flags = 0;
-  while (unsigned long e = ERR_get_error_all(nullptr, nullptr, nullptr, &data, &flags)) {
-    ERR_error_string_n(e, line, sizeof line);
-    text +=
-        std::string(line) + ((flags & ERR_TXT_STRING) != 0 ? std::string(": ") + data : "") + "\n";
-  }
-  return text;
-}
+using cryptoaccel::test::openssl_errors;
 
 // A library context configured from an openssl.cnf whose provider section
 // carries `extra` lines (seed_source, profile), with the default provider
@@ -53,7 +44,7 @@ class Context {
                          << extra << "\n[default_sect]\nactivate = 1\n";
     ctx_ = OSSL_LIB_CTX_new();
     loaded_ = OSSL_LIB_CTX_load_config(ctx_, conf_.c_str()) == 1;
-    load_errors_ = errors();
+    load_errors_ = openssl_errors();
   }
   ~Context() {
     OSSL_LIB_CTX_free(ctx_);
@@ -73,13 +64,13 @@ class Context {
   // The provider parameter `name` (a UTF8 string).
   std::string param(const char* name) const {
     OSSL_PROVIDER* p = OSSL_PROVIDER_load(ctx_, "cryptoaccel");
-    if (p == nullptr) return "(not loaded) " + errors();
+    if (p == nullptr) return "(not loaded) " + openssl_errors();
     char text[2048] = {};
     OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(name, text, sizeof text),
                            OSSL_PARAM_END};
     const int ok = OSSL_PROVIDER_get_params(p, params);
     OSSL_PROVIDER_unload(p);
-    return ok == 1 ? text : "(get_params failed) " + errors();
+    return ok == 1 ? text : "(get_params failed) " + openssl_errors();
   }
 
   // A new, instantiated CRYPTOACCEL-SEED context.
@@ -129,7 +120,7 @@ TEST(Seed, ThreadsSeedingDrbgsFromOneSeedContextAreAllServedAndCounted) {
   Context ctx("seed_source = getrandom");
   ASSERT_TRUE(ctx.loaded()) << ctx.load_errors();
   EVP_RAND_CTX* seed = ctx.seed();
-  ASSERT_NE(seed, nullptr) << errors();
+  ASSERT_NE(seed, nullptr) << openssl_errors();
   EXPECT_EQ(EVP_RAND_get_state(seed), EVP_RAND_STATE_READY);
   EXPECT_GE(EVP_RAND_get_strength(seed), 256u);  // a 256-bit DRBG accepts it as parent
 
@@ -153,7 +144,7 @@ TEST(Seed, ThreadsSeedingDrbgsFromOneSeedContextAreAllServedAndCounted) {
       EVP_RAND_CTX_free(drbg);
     });
   for (auto& t : threads) t.join();
-  EXPECT_EQ(failures, 0) << errors();
+  EXPECT_EQ(failures, 0) << openssl_errors();
   EXPECT_EQ(std::set(outputs.begin(), outputs.end()).size(), outputs.size());
 
   // One seed per instantiation and one per prediction-resistant generate.
@@ -175,15 +166,15 @@ TEST(Seed, StuckSourceFailsWithTheHealthTestOnTheErrorQueue) {
     Context ctx("seed_source = file:" + zeros);
     ASSERT_TRUE(ctx.loaded()) << ctx.load_errors();
     EVP_RAND_CTX* seed = ctx.seed();
-    ASSERT_NE(seed, nullptr) << errors();
+    ASSERT_NE(seed, nullptr) << openssl_errors();
     ERR_clear_error();
     EXPECT_EQ(ctx.drbg_on(seed), nullptr);
-    const std::string queue = errors();
+    const std::string queue = openssl_errors();
     EXPECT_NE(queue.find("SP 800-90B repetition count test failed"), std::string::npos) << queue;
     // Out of service for good, and it says so.
     std::array<unsigned char, 16> out{};
     EXPECT_EQ(EVP_RAND_generate(seed, out.data(), out.size(), 0, 0, nullptr, 0), 0);
-    EXPECT_NE(errors().find("out of service"), std::string::npos);
+    EXPECT_NE(openssl_errors().find("out of service"), std::string::npos);
     EXPECT_EQ(EVP_RAND_get_state(seed), EVP_RAND_STATE_ERROR);
     const std::string text = ctx.param("seed");
     EXPECT_EQ(count_of(text, "calls"), 0u) << text;
@@ -199,11 +190,11 @@ TEST(Seed, TakesNoParent) {
   Context ctx("seed_source = getrandom");
   ASSERT_TRUE(ctx.loaded()) << ctx.load_errors();
   EVP_RAND_CTX* seed = ctx.seed();
-  ASSERT_NE(seed, nullptr) << errors();
+  ASSERT_NE(seed, nullptr) << openssl_errors();
   EVP_RAND* rand = EVP_RAND_fetch(ctx.get(), "CRYPTOACCEL-SEED", "provider=cryptoaccel");
   ASSERT_NE(rand, nullptr);
   EXPECT_EQ(EVP_RAND_CTX_new(rand, seed), nullptr);
-  EXPECT_NE(errors().find("takes no parent"), std::string::npos);
+  EXPECT_NE(openssl_errors().find("takes no parent"), std::string::npos);
   EVP_RAND_free(rand);
   EVP_RAND_CTX_free(seed);
 }
@@ -241,7 +232,7 @@ TEST(Dispatch, BadOffloadShareFailsTheLoad) {
   ::setenv("CRYPTOACCEL_OFFLOAD_SHARE", "0", 1);
   EXPECT_EQ(OSSL_PROVIDER_load(ctx, "cryptoaccel"), nullptr);
   ::unsetenv("CRYPTOACCEL_OFFLOAD_SHARE");
-  const std::string queue = errors();
+  const std::string queue = openssl_errors();
   EXPECT_NE(queue.find("CRYPTOACCEL_OFFLOAD_SHARE '0' is not a number in (0, 1000]"),
             std::string::npos)
       << queue;

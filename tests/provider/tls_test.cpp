@@ -25,20 +25,14 @@
 #include <thread>
 #include <vector>
 
+#include "openssl_errors.hpp"
+
 namespace {
 
 using Bytes = std::vector<unsigned char>;
 constexpr std::size_t kTransfer = 10 * 1024 * 1024;
 
-std::string errors() {
-  std::string all;
-  char line[512];
-  while (unsigned long e = ERR_get_error()) {
-    ERR_error_string_n(e, line, sizeof line);
-    all += std::string(line) + '\n';
-  }
-  return all;
-}
+using cryptoaccel::test::openssl_errors;
 
 Bytes sha256(const Bytes& data) {
   Bytes md(32);
@@ -113,7 +107,7 @@ class ConfiguredLibctx {
   // The provider's "stats" parameter (docs/provider.md).
   std::string stats() const {
     OSSL_PROVIDER* p = OSSL_PROVIDER_load(ctx_, "cryptoaccel");  // the configured one
-    if (p == nullptr) return "cryptoaccel is not loaded: " + errors();
+    if (p == nullptr) return "cryptoaccel is not loaded: " + openssl_errors();
     std::string text(8192, '\0');
     OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("stats", text.data(), text.size()),
                            OSSL_PARAM_END};
@@ -189,10 +183,10 @@ class Tls : public testing::TestWithParam<Suite> {
 TEST_P(Tls, TenMegabytesEachWayIntactThroughTheProvider) {
   const Suite& s = GetParam();
   ConfiguredLibctx lib;
-  ASSERT_TRUE(lib.loaded()) << errors();
+  ASSERT_TRUE(lib.loaded()) << openssl_errors();
   SSL_CTX* server_ctx = make_ctx(lib.get(), s, true, *identity_);
   SSL_CTX* client_ctx = make_ctx(lib.get(), s, false, *identity_);
-  ASSERT_TRUE(server_ctx && client_ctx) << errors();
+  ASSERT_TRUE(server_ctx && client_ctx) << openssl_errors();
 
   // Port 0: the kernel picks a free port, so parallel runs never collide.
   const int listener = socket(AF_INET, SOCK_STREAM, 0);
@@ -216,7 +210,7 @@ TEST_P(Tls, TenMegabytesEachWayIntactThroughTheProvider) {
     SSL_set_fd(ssl, fd);
     if (SSL_accept(ssl) != 1 || !read_all(ssl, server_got, kTransfer) ||
         !write_all(ssl, downstream))
-      server_error = errors();
+      server_error = openssl_errors();
     SSL_shutdown(ssl);
     SSL_free(ssl);
     close(fd);
@@ -227,7 +221,7 @@ TEST_P(Tls, TenMegabytesEachWayIntactThroughTheProvider) {
   SSL_set_fd(ssl, fd);
   const bool ok =
       SSL_connect(ssl) == 1 && write_all(ssl, upstream) && read_all(ssl, client_got, kTransfer);
-  std::string client_error = ok ? "" : errors();
+  std::string client_error = ok ? "" : openssl_errors();
   if (ok) negotiated = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl));
   SSL_shutdown(ssl);
   SSL_free(ssl);
@@ -295,12 +289,12 @@ struct Pipe {
 TEST_P(Tls, TamperedRecordIsRejected) {
   const Suite& s = GetParam();
   ConfiguredLibctx lib;
-  ASSERT_TRUE(lib.loaded()) << errors();
+  ASSERT_TRUE(lib.loaded()) << openssl_errors();
   SSL_CTX* sctx = make_ctx(lib.get(), s, true, *identity_);
   SSL_CTX* cctx = make_ctx(lib.get(), s, false, *identity_);
   {
     Pipe pipe(cctx, sctx);
-    ASSERT_TRUE(pipe.handshake()) << errors();
+    ASSERT_TRUE(pipe.handshake()) << openssl_errors();
     // Whatever the server sent after the handshake (TLS 1.3 tickets) first.
     char scratch[64];
     SSL_read(pipe.client, scratch, sizeof scratch);
@@ -318,7 +312,7 @@ TEST_P(Tls, TamperedRecordIsRejected) {
     const int r = SSL_read(pipe.server, got.data(), static_cast<int>(got.size()));
     EXPECT_LE(r, 0) << "a tampered record was accepted";
     EXPECT_EQ(SSL_get_error(pipe.server, r), SSL_ERROR_SSL);
-    const std::string why = errors();
+    const std::string why = openssl_errors();
     EXPECT_NE(why.find("bad record mac"), std::string::npos) << why;
   }
   SSL_CTX_free(sctx);

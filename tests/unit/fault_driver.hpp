@@ -79,7 +79,7 @@ class FaultyDriver final : public Driver {
             .self_test = true,
             .max_in_flight = max_in_flight_};
   }
-  std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
+  std::span<const Capability> capabilities() const noexcept override { return {&kCapability, 1}; }
   std::unique_ptr<DriverSession> open_session(const Algorithm&,
                                               std::span<const std::uint8_t> key) override {
     return std::make_unique<FaultySession>(std::vector<std::uint8_t>(key.begin(), key.end()),
@@ -90,11 +90,11 @@ class FaultyDriver final : public Driver {
   std::string name_;
   Faults& faults_;
   std::size_t max_in_flight_;
-  std::vector<Capability> capabilities_{{.algorithm = AlgorithmId::aes_128_cbc,
-                                         .key_sizes = {16, 16},
-                                         .iv_sizes = {16, 16},
-                                         .tag_sizes = {0, 0},
-                                         .max_request = 1 << 20}};
+  static constexpr Capability kCapability{.algorithm = AlgorithmId::aes_128_cbc,
+                                          .key_sizes = {16, 16},
+                                          .iv_sizes = {16, 16},
+                                          .tag_sizes = {0, 0},
+                                          .max_request = 1 << 20};
 };
 
 }  // namespace cryptoaccel::test

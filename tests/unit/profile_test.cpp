@@ -18,6 +18,7 @@ namespace cryptoaccel {
 namespace {
 
 using test::Behaviour;
+using test::ByteVector;
 using test::DriverControl;
 using test::random_bytes;
 
@@ -132,52 +133,72 @@ TEST(Profile, OffloadNeedsAShareOfSoftware) {
   std::remove(path.c_str());
 }
 
-// A profile in which the device `accel` (a FaultyDriver) is a little faster
-// than soft at every size, one request at a time: it leads the order, and
-// the next request should go to software as soon as the device holds one.
-// With `loaded`, also the figures from two threads at once: soft doubles,
-// the device does not, so under load software serves more.
-std::string busy_device_profile(test::Faults& faults, bool loaded) {
-  FrameworkOptions o;
-  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
-  Framework probe(std::move(o));
-  Profile p;
-  p.created = "2026-11-30T00:00:00Z";
-  for (const DriverInfo& d : probe.drivers())
-    if (d.traits.automatic) p.drivers[d.name] = driver_identity(d);
-  for (std::size_t size : kSizeBuckets)
-    for (const auto& [driver, rate] : {std::pair("accel", 1.0e9), std::pair("soft", 0.8e9)})
-      p.measurements.push_back({.driver = driver,
-                                .algorithm = AlgorithmId::aes_128_cbc,
-                                .size = size,
-                                .in_flight = 1,
-                                .bytes_per_second = rate,
-                                .cpu_seconds_per_byte = 1e-9});
-  if (loaded)
-    for (std::size_t size : kSizeBuckets)
-      for (const auto& [driver, rate] : {std::pair("accel", 1.0e9), std::pair("soft", 1.6e9)})
+// soft and the device `accel` (a FaultyDriver), dispatched by a profile in
+// which accel is a little faster than soft at every size, one request at a
+// time: it leads the order, and the next request should go to software as
+// soon as the device holds one. With `loaded`, the profile also has the
+// figures from two threads at once: soft doubles, the device does not, so
+// under load software serves more.
+struct BusyDeviceBed {
+  explicit BusyDeviceBed(bool loaded) {
+    path = temp_path(loaded ? "loaded-device.json" : "busy-device.json");
+    save_profile(profile(loaded), path);
+    FrameworkOptions o;
+    o.profile_path = path;
+    o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
+    framework = std::make_unique<Framework>(std::move(o));
+  }
+  ~BusyDeviceBed() { std::remove(path.c_str()); }
+
+  // Starts `holder`'s request, which stays inside the device until
+  // faults.release(); returns once it is there.
+  std::future<ByteVector> hold_device(CipherSession& holder, const ByteVector& iv,
+                                      const ByteVector& data) {
+    faults.hang_at = faults.processed.load() + 1;
+    auto held = std::async(std::launch::async, [&] { return holder.encrypt(iv, data); });
+    while (faults.hung.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return held;
+  }
+
+  test::Faults faults;
+  std::string path;
+  std::unique_ptr<Framework> framework;
+
+ private:
+  Profile profile(bool loaded) {
+    FrameworkOptions o;
+    o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
+    Framework probe(std::move(o));
+    Profile p;
+    p.created = "2026-11-30T00:00:00Z";
+    for (const DriverInfo& d : probe.drivers())
+      if (d.traits.automatic) p.drivers[d.name] = driver_identity(d);
+    const auto add = [&](const char* driver, double rate, unsigned workers) {
+      for (std::size_t size : kSizeBuckets)
         p.measurements.push_back({.driver = driver,
                                   .algorithm = AlgorithmId::aes_128_cbc,
                                   .size = size,
                                   .in_flight = 1,
-                                  .workers = 2,
+                                  .workers = workers,
                                   .bytes_per_second = rate,
                                   .cpu_seconds_per_byte = 1e-9});
-  const std::string path = temp_path(loaded ? "loaded-device.json" : "busy-device.json");
-  save_profile(p, path);
-  return path;
-}
+    };
+    add("accel", 1.0e9, 1);
+    add("soft", 0.8e9, 1);
+    if (loaded) {
+      add("accel", 1.0e9, 2);
+      add("soft", 1.6e9, 2);
+    }
+    return p;
+  }
+};
 
 // While another thread's request holds the device, a session whose route
 // leads there sends its next request to software, with the right answer,
 // and returns to the device once it is free.
 TEST(Relief, BusyDeviceSendsTheNextRequestToSoftware) {
-  test::Faults faults;
-  const std::string path = busy_device_profile(faults, false);
-  FrameworkOptions o;
-  o.profile_path = path;
-  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
-  Framework f(std::move(o));
+  BusyDeviceBed bed(false);
+  Framework& f = *bed.framework;
   ASSERT_TRUE(f.dispatch_info().profiled) << f.dispatch_info().detail;
   const auto key = random_bytes(16), iv = random_bytes(16), data = random_bytes(4096);
   CipherSession reference("aes-128-cbc", key, {.framework = &f, .driver = "soft"});
@@ -188,30 +209,23 @@ TEST(Relief, BusyDeviceSendsTheNextRequestToSoftware) {
   EXPECT_EQ(other.encrypt(iv, data), expected);
   EXPECT_EQ(other.last_driver(), "accel");  // the device is free: it leads
 
-  faults.hang_at = faults.processed.load() + 1;  // holder's request stays in the device
-  auto held = std::async(std::launch::async, [&] { return holder.encrypt(iv, data); });
-  while (faults.hung.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto held = bed.hold_device(holder, iv, data);
   EXPECT_EQ(other.encrypt(iv, data), expected);
   EXPECT_EQ(other.last_driver(), "soft");
-  faults.release();
+  bed.faults.release();
   EXPECT_EQ(held.get(), expected);
   EXPECT_EQ(holder.last_driver(), "accel");
 
   EXPECT_EQ(other.encrypt(iv, data), expected);  // free again
   EXPECT_EQ(other.last_driver(), "accel");
-  std::remove(path.c_str());
 }
 
 // Where software serves more than the device under load, a device found
 // shared stays avoided for a while (SessionCore::kSharedWindow, 50 ms)
 // even once it is free; then it is tried again.
 TEST(Relief, SharedDeviceYieldsToSoftwareForAWhile) {
-  test::Faults faults;
-  const std::string path = busy_device_profile(faults, true);
-  FrameworkOptions o;
-  o.profile_path = path;
-  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults));
-  Framework f(std::move(o));
+  BusyDeviceBed bed(true);
+  Framework& f = *bed.framework;
   ASSERT_TRUE(f.dispatch_info().profiled) << f.dispatch_info().detail;
   const auto key = random_bytes(16), iv = random_bytes(16), data = random_bytes(1024);
   CipherSession holder("aes-128-cbc", key, {.framework = &f});
@@ -219,12 +233,10 @@ TEST(Relief, SharedDeviceYieldsToSoftwareForAWhile) {
   const auto expected = other.encrypt(iv, data);
   EXPECT_EQ(other.last_driver(), "accel");
 
-  faults.hang_at = faults.processed.load() + 1;
-  auto held = std::async(std::launch::async, [&] { return holder.encrypt(iv, data); });
-  while (faults.hung.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto held = bed.hold_device(holder, iv, data);
   EXPECT_EQ(other.encrypt(iv, data), expected);
   EXPECT_EQ(other.last_driver(), "soft");
-  faults.release();
+  bed.faults.release();
   EXPECT_EQ(held.get(), expected);
   EXPECT_EQ(other.encrypt(iv, data), expected);  // the device is free, but was shared just now
   EXPECT_EQ(other.last_driver(), "soft");
@@ -232,7 +244,6 @@ TEST(Relief, SharedDeviceYieldsToSoftwareForAWhile) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(other.encrypt(iv, data), expected);
   EXPECT_EQ(other.last_driver(), "accel");
-  std::remove(path.c_str());
 }
 
 // Each unusable profile: not used, with a reason naming the problem, and
