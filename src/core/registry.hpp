@@ -47,6 +47,26 @@ struct RegisteredDriver {
   std::atomic<std::int64_t> shared_until{0};
 };
 
+// Counts `requests` in a hardware driver's `busy` figure for as long as it
+// lives (software drivers keep no count).
+class InDriver {
+ public:
+  InDriver(RegisteredDriver& driver, std::uint32_t requests) noexcept
+      : driver_(driver.traits.kind == DriverKind::hardware ? &driver : nullptr),
+        requests_(requests) {
+    if (driver_ != nullptr) driver_->busy.fetch_add(requests_, std::memory_order_relaxed);
+  }
+  ~InDriver() {
+    if (driver_ != nullptr) driver_->busy.fetch_sub(requests_, std::memory_order_relaxed);
+  }
+  InDriver(const InDriver&) = delete;
+  InDriver& operator=(const InDriver&) = delete;
+
+ private:
+  RegisteredDriver* driver_;
+  std::uint32_t requests_;
+};
+
 class Registry {
  public:
   // Takes ownership, runs the self-tests and enables what passed.

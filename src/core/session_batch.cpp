@@ -71,20 +71,21 @@ void SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* av
     for (const Request& r : run) bytes += r.in.size();
     driver->outstanding_bytes.fetch_add(bytes, std::memory_order_relaxed);
     driver->chosen.fetch_add(1, std::memory_order_relaxed);
-    const bool hardware = driver->traits.kind == DriverKind::hardware;
-    if (hardware) driver->busy.fetch_add(run.size(), std::memory_order_relaxed);
     if (watch != nullptr) {
       watch->since.store(DriverHealth::Clock::now().time_since_epoch().count(),
                          std::memory_order_relaxed);
       watch->driver.store(driver, std::memory_order_release);
     }
-    const std::size_t done = session->process(run);
+    std::size_t done = 0;
+    {
+      const InDriver in_driver(*driver, static_cast<std::uint32_t>(run.size()));
+      done = session->process(run);
+    }
     if (watch != nullptr) {
       watch->driver.store(nullptr, std::memory_order_release);
       watch->since.store(0, std::memory_order_relaxed);
     }
     driver->outstanding_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-    if (hardware) driver->busy.fetch_sub(run.size(), std::memory_order_relaxed);
     for (std::size_t k = 0; k < run.size(); ++k) {
       Request& r = run[k];
       if (served != nullptr) served[i + k] = nullptr;

@@ -126,15 +126,6 @@ ErrorCode SessionCore::run_after_failure(Request& request) {
   return run_routed(request);
 }
 
-bool SessionCore::process_counted(RegisteredDriver& driver, DriverSession& session,
-                                  Request& request) {
-  if (driver.traits.kind != DriverKind::hardware) return session.process({&request, 1}) == 1;
-  driver.busy.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t done = session.process({&request, 1});
-  driver.busy.fetch_sub(1, std::memory_order_relaxed);
-  return done == 1;
-}
-
 void SessionCore::add_relief(const Request& request) {
   const Dispatcher::Relief relief = framework_.dispatcher.relief(algorithm_.id, request.in.size());
   if (relief.software == nullptr) return;
@@ -190,9 +181,10 @@ ErrorCode SessionCore::run_on_hardware(Request& request) {
   }
   request.continues = chain && route_.session == last_session_;
   request.status = ErrorCode::ok;
-  device.busy.fetch_add(1, std::memory_order_relaxed);
-  route_.session->process_one(request);
-  device.busy.fetch_sub(1, std::memory_order_relaxed);
+  {
+    const InDriver in_driver(device, 1);
+    route_.session->process_one(request);
+  }
   if (request.status == ErrorCode::driver_failure) return run_after_failure(request);
   last_session_ = route_.session;
   count(&device, request.in.size());
@@ -224,8 +216,12 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     attempted = true;
     request.continues = request.continues && session == last_session_;
     request.status = ErrorCode::ok;
-    if (process_counted(*driver, *session, request) &&
-        request.status != ErrorCode::driver_failure) {
+    std::size_t done = 0;
+    {
+      const InDriver in_driver(*driver, 1);
+      done = session->process({&request, 1});
+    }
+    if (done == 1 && request.status != ErrorCode::driver_failure) {
       // Only a first choice is cached: whatever it covers in its size range,
       // it would be chosen for anyway.
       if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end()) {

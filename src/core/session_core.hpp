@@ -100,9 +100,6 @@ class SessionCore {
   // The cached route leads to hardware: counts the request as the device's
   // work, or sends it to the route's relief when the device is busy enough.
   ErrorCode run_on_hardware(Request& request);
-  // One request on `driver`, counted in its busy figure if it is hardware;
-  // false when the driver did not take it.
-  static bool process_counted(RegisteredDriver& driver, DriverSession& session, Request& request);
   // Sets the route's relief, where the dispatcher has one for this size.
   void add_relief(const Request& request);
   bool relieve(RegisteredDriver& device) const noexcept;
