@@ -248,7 +248,11 @@ TEST(Failover, HungDriverIsTimedOutAndItsRequestsRerun) {
 }
 
 // Two equivalent hardware instances: sessions and batches are spread over
-// both (least outstanding work, ties to the one chosen least).
+// both (least outstanding work, ties to the one chosen least). One worker
+// runs the asynchronous requests: with two, a worker that the scheduler
+// stops inside one instance leaves it looking busy, and the other then
+// rightly sends everything to the second instance, so the shares would say
+// more about the scheduler than about the spreading.
 TEST(Spread, EquivalentHardwareInstancesShareTheLoad) {
   Faults one, two;
   FrameworkOptions o;
@@ -265,7 +269,7 @@ TEST(Spread, EquivalentHardwareInstancesShareTheLoad) {
   EXPECT_NE(a.last_driver(), b.last_driver()) << "both sessions on " << a.last_driver();
 
   auto items = make_items(key, 800, 0);
-  AsyncSession session("aes-128-cbc", key, {.framework = &f, .workers = 2});
+  AsyncSession session("aes-128-cbc", key, {.framework = &f, .workers = 1});
   submit_all(session, items);
   EXPECT_EQ(check_items(items), 0u);
   const long served_one = one.processed.load() - base_one,
