@@ -617,7 +617,10 @@ std::string check_result(const Json& m, double seconds, int workers) {
   const double percent = m.at("cpu_percent").get<double>();
   EXPECT_NEAR(percent, 100 * (user + system) / elapsed, 1e-6) << m;
   EXPECT_GT(percent, 0) << m;
-  EXPECT_LE(percent, 110.0 * workers) << m;
+  // CPU time also counts the process's start and stop of the workers: on a
+  // measurement of a few milliseconds (slowed further under ASan) that is a
+  // few per cent, so 5 ms are allowed on top of 110 % per worker.
+  EXPECT_LE(user + system, elapsed * 1.10 * workers + 0.005) << m;
   EXPECT_TRUE(near(m.at("bytes_per_second").get<double>(), operations * size / elapsed, 1e-9)) << m;
   return key_of(m);
 }
