@@ -108,10 +108,31 @@ class AfalgDriver final : public Driver {
   std::vector<Capability> capabilities_;
 };
 
+bool listed(const std::vector<KernelImplementation>& all, const std::string& name) {
+  return std::any_of(all.begin(), all.end(), [&](const KernelImplementation& k) {
+    return k.name == name || k.driver == name;
+  });
+}
+
+// Whether `template_name` over the cipher implementation `cipher` is listed:
+// "cbc(aes-generic)", or "xts(ecb(aes-generic))" when the template wraps the
+// cipher in another.
+bool instance_listed(const std::vector<KernelImplementation>& all,
+                     const std::string& template_name, const std::string& cipher) {
+  return std::any_of(all.begin(), all.end(), [&](const KernelImplementation& k) {
+    if (!k.driver.starts_with(template_name + "(")) return false;
+    const auto at = k.driver.find("(" + cipher + ")");
+    return at != std::string::npos;
+  });
+}
+
 // /proc/crypto lists template instances (cbc(aes-generic), ...) only once
 // something has asked for them. Binding a transform to each generic name and
 // to each template over each implementation of its block cipher makes every
-// implementation visible.
+// implementation visible. Names already listed are not bound again: a bind
+// that the kernel cannot resolve by name alone ("xts(aes-generic)" becomes
+// "xts(ecb(aes-generic))") makes it run modprobe for the name every time,
+// which costs a process start on a small board a good part of a second.
 void instantiate_implementations() {
   std::set<std::string> names;
   std::set<std::pair<std::string, std::string>> templates;  // (template, base)
@@ -122,7 +143,9 @@ void instantiate_implementations() {
     }
   }
   int error = 0;
+  const auto before = read_proc_crypto();
   for (const auto& name : names) {
+    if (listed(before, name)) continue;
     const auto kn = [&] {
       for (const Algorithm& a : algorithms())
         if (auto k = kernel_name(a.id); k && k->name == name) return k;
@@ -134,6 +157,7 @@ void instantiate_implementations() {
   for (const auto& [template_name, base] : templates) {
     for (const KernelImplementation& k : all) {
       if (k.type != "cipher" || k.name != base || k.internal || !k.selftest_passed) continue;
+      if (instance_listed(all, template_name, k.driver)) continue;
       bind_transform(SocketType::skcipher, template_name + "(" + k.driver + ")", error);
     }
   }
