@@ -108,6 +108,7 @@ class AfalgDriver final : public Driver {
   std::vector<Capability> capabilities_;
 };
 
+// Whether /proc/crypto lists `name` as a generic or a driver name.
 bool listed(const std::vector<KernelImplementation>& all, const std::string& name) {
   return std::any_of(all.begin(), all.end(), [&](const KernelImplementation& k) {
     return k.name == name || k.driver == name;
@@ -120,9 +121,8 @@ bool listed(const std::vector<KernelImplementation>& all, const std::string& nam
 bool instance_listed(const std::vector<KernelImplementation>& all,
                      const std::string& template_name, const std::string& cipher) {
   return std::any_of(all.begin(), all.end(), [&](const KernelImplementation& k) {
-    if (!k.driver.starts_with(template_name + "(")) return false;
-    const auto at = k.driver.find("(" + cipher + ")");
-    return at != std::string::npos;
+    return k.driver.starts_with(template_name + "(") &&
+           k.driver.find("(" + cipher + ")") != std::string::npos;
   });
 }
 
