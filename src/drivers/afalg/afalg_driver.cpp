@@ -134,24 +134,19 @@ bool instance_listed(const std::vector<KernelImplementation>& all,
 // "xts(ecb(aes-generic))") makes it run modprobe for the name every time,
 // which costs a process start on a small board a good part of a second.
 void instantiate_implementations() {
-  std::set<std::string> names;
+  std::map<std::string, SocketType> names;                   // generic name -> socket type
   std::set<std::pair<std::string, std::string>> templates;  // (template, base)
   for (const Algorithm& a : algorithms()) {
     if (const auto kn = kernel_name(a.id)) {
-      names.insert(std::string(kn->name));
+      names.emplace(std::string(kn->name), kn->type);
       if (!kn->base.empty()) templates.insert({std::string(kn->template_), std::string(kn->base)});
     }
   }
   int error = 0;
   const auto before = read_proc_crypto();
-  for (const auto& name : names) {
+  for (const auto& [name, type] : names) {
     if (listed(before, name)) continue;
-    const auto kn = [&] {
-      for (const Algorithm& a : algorithms())
-        if (auto k = kernel_name(a.id); k && k->name == name) return k;
-      return std::optional<KernelName>{};
-    }();
-    bind_transform(kn->type, name, error);  // closed at once: it only instantiates
+    bind_transform(type, name, error);  // closed at once: it only instantiates
   }
   const auto all = read_proc_crypto();
   for (const auto& [template_name, base] : templates) {
