@@ -10,6 +10,10 @@ Service::Service(Framework& framework, ServiceOptions options)
     if (!options_.driver.empty() && !pinned) continue;
     if (options_.driver.empty() && !d.traits.automatic) continue;
     found = true;
+    if (pinned && !d.traits.self_test)
+      throw InvalidArgument("driver '" + d.name +
+                            "' does no cryptography (it only measures overhead) and cannot serve "
+                            "/dev/crypto clients");
     if (pinned) hardware_ = d.traits.kind == DriverKind::hardware;
     for (std::size_t i = 0; i < d.capabilities.size() && i < d.self_tests.size(); ++i)
       if (d.self_tests[i].passed && d.self_tests[i].tested)

@@ -55,6 +55,7 @@ class BlockCipherCtx {
         key_(other.key_),
         encrypt_(other.encrypt_),
         padding_(other.padding_),
+        iv_set_(other.iv_set_),
         iv_(other.iv_),
         chain_(other.chain_),
         num_(other.num_),
@@ -74,9 +75,26 @@ class BlockCipherCtx {
 
   ProviderContext* pc() const noexcept { return pc_; }
 
+  // As OpenSSL's generic ciphers: a NULL key keeps the key, a NULL IV keeps
+  // the running state except that CBC goes back to the IV last given (as
+  // 1.1.1 did) and CTR continues its counter from the next whole block.
   int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
            std::size_t ivlen, const OSSL_PARAM params[]) {
     encrypt_ = encrypt;
+    if (alg_.mode == CipherMode::ctr && num_ != 0) add_to_counter(chain_, 1);
+    num_ = 0;
+    buf_len_ = 0;
+    started_ = false;
+    if (iv != nullptr && alg_.iv_size != 0) {
+      if (ivlen != alg_.iv_size)
+        throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
+                              "-byte IV, not " + std::to_string(ivlen));
+      std::copy(iv, iv + ivlen, iv_.begin());
+      chain_ = iv_;
+      iv_set_ = true;
+    } else if (alg_.mode == CipherMode::cbc && iv_set_) {
+      chain_ = iv_;
+    }
     if (key != nullptr) {
       check_key_length(alg_, keylen);
       const Bytes k(key, keylen);
@@ -88,18 +106,33 @@ class BlockCipherCtx {
         key_.assign(k);
       }
     }
-    if (iv != nullptr && alg_.iv_size != 0) {
-      if (ivlen != alg_.iv_size)
-        throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
-                              "-byte IV, not " + std::to_string(ivlen));
-      std::copy(iv, iv + ivlen, iv_.begin());
-    }
-    buf_len_ = 0;
-    started_ = false;
-    chain_ = iv_;
-    num_ = 0;
     if (!set_params(params)) return 0;
-    if (session_) restart(0);
+    if (session_) restart(num_);
+    return 1;
+  }
+
+  // OSSL_FUNC_CIPHER_CIPHER, what EVP_Cipher() calls (OpenSSH per packet):
+  // the raw mode over `in` with no padding or buffering, as OpenSSL's
+  // generic cipher; a CTR stream continues where it stood.
+  int cipher(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
+             std::size_t inl) {
+    if (!session_) [[unlikely]]
+      return not_initialised();
+    if (outsz < inl) [[unlikely]]
+      return too_small(inl, outsz);
+    if (alg_.mode == CipherMode::xts) return update(out, outl, outsz, in, inl);
+    std::size_t n = inl;
+    if (alg_.mode == CipherMode::ecb || alg_.mode == CipherMode::cbc)
+      n = inl / alg_.block_size * alg_.block_size;
+    if (n != 0) {
+      if (alg_.mode == CipherMode::ctr) {
+        session_->update({in, n}, {out, n});
+        advance_counter(n);
+      } else {
+        run(in, out, n);
+      }
+    }
+    *outl = inl;
     return 1;
   }
 
@@ -112,13 +145,18 @@ class BlockCipherCtx {
         if (outsz < inl) [[unlikely]]
           return too_small(inl, outsz);
         session_->update({in, inl}, {out, inl});
-        add_to_counter(chain_, (num_ + inl) / 16);
-        num_ = (num_ + inl) % 16;
+        advance_counter(inl);
         *outl = inl;
         return 1;
       case CipherMode::xts:
         if (outsz < inl) [[unlikely]]
           return too_small(inl, outsz);
+        // OpenSSL refuses to run XTS with no tweak rather than use zeros.
+        if (!iv_set_) [[unlikely]] {
+          CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no tweak (IV) set",
+                            std::string(alg_.name).c_str());
+          return 0;
+        }
         if (encrypt_)
           session_->encrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
         else
@@ -193,9 +231,11 @@ class BlockCipherCtx {
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
         !OSSL_PARAM_set_octet_string(p, iv_.data(), alg_.iv_size))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) &&
-        !OSSL_PARAM_set_octet_string(p, chain_.data(), alg_.iv_size))
-      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
+      std::array<std::uint8_t, 16> updated = chain_;
+      if (alg_.mode == CipherMode::ctr && num_ != 0) add_to_counter(updated, 1);
+      if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
         !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
       return bad_param(p);
@@ -233,19 +273,32 @@ class BlockCipherCtx {
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
       unsigned v = 0;
       if (!read_uint(pc_, p, v)) return 0;
-      if (alg_.mode == CipherMode::ctr) {
-        if (v >= 16) {
-          CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: CTR num %u is not below 16", v);
-          return 0;
-        }
-        if (session_) restart(v);
-        num_ = v;
+      // OpenSSL bounds `num` by the EVP block size: 16 for ECB and CBC
+      // (where it is unused), 1 for the stream modes.
+      if (v >= openssl_block_size(alg_)) {
+        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below %zu",
+                          std::string(alg_.name).c_str(), v, openssl_block_size(alg_));
+        return 0;
       }
+      if (alg_.mode == CipherMode::ctr) {
+        // Only 0 gets here: the stream moves on to the next whole block.
+        if (num_ != 0) add_to_counter(chain_, 1);
+        if (session_) restart(0);
+      }
+      num_ = v;
     }
     return 1;
   }
 
  private:
+  // CTR: chain_ is the counter block that holds the stream's position and
+  // num_ the bytes used of it; OpenSSL's "updated-iv" is the next block to
+  // generate, chain_ + 1 when num_ is not 0.
+  void advance_counter(std::size_t n) {
+    add_to_counter(chain_, (num_ + n) / 16);
+    num_ = (num_ + n) % 16;
+  }
+
   // (Re)starts the session's stream at chain_, `skip` bytes into the
   // current CTR block.
   void restart(std::size_t skip) {
@@ -253,7 +306,7 @@ class BlockCipherCtx {
     session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
                     {chain_.data(), alg_.iv_size});
     started_ = true;
-    if (skip != 0) {
+    if (skip != 0 && alg_.mode == CipherMode::ctr) {
       std::array<std::uint8_t, 16> scratch{};
       session_->update({scratch.data(), skip}, {scratch.data(), skip});
       secure_wipe(scratch.data(), scratch.size());
@@ -394,6 +447,7 @@ class BlockCipherCtx {
   bool encrypt_ = true;
   bool padding_ = true;
   bool started_ = false;
+  bool iv_set_ = false;
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
   std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR: the current counter block
   std::size_t num_ = 0;                   // CTR: bytes used of the current keystream block

@@ -93,6 +93,13 @@ struct CipherEntries {
     Ctx* ctx = of(vctx);
     return guarded(ctx->pc(), 0, [&] { return ctx->update(out, outl, outsz, in, inl); });
   }
+  // EVP_Cipher() turns 1 into the byte count and 0 into -1: callers such as
+  // OpenSSH read only a negative result as a failed tag check.
+  static int cipher(void* vctx, unsigned char* out, size_t* outl, size_t outsz,
+                    const unsigned char* in, size_t inl) {
+    Ctx* ctx = of(vctx);
+    return guarded(ctx->pc(), 0, [&] { return ctx->cipher(out, outl, outsz, in, inl); });
+  }
   static int final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
     Ctx* ctx = of(vctx);
     return guarded(ctx->pc(), 0, [&] { return ctx->final(out, outl, outsz); });
@@ -127,6 +134,7 @@ struct CipherTable {
       entry(OSSL_FUNC_CIPHER_DECRYPT_INIT, &Entries::dinit),
       entry(OSSL_FUNC_CIPHER_UPDATE, &Entries::update),
       entry(OSSL_FUNC_CIPHER_FINAL, &Entries::final),
+      entry(OSSL_FUNC_CIPHER_CIPHER, &Entries::cipher),
       entry(OSSL_FUNC_CIPHER_GET_PARAMS, &get_params),
       entry(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, &Entries::get_ctx_params),
       entry(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, &Entries::set_ctx_params),

@@ -42,6 +42,7 @@ const OSSL_ITEM* reason_strings() noexcept {
       {kReasonInternal, const_cast<char*>("internal error")},
       {kReasonBadPadding, const_cast<char*>("bad decrypt (padding)")},
       {kReasonWrongFinalBlock, const_cast<char*>("data not a multiple of the block length")},
+      {kReasonOperationFailed, const_cast<char*>("cipher operation failed")},
       {0, nullptr}};
   return kStrings;
 }

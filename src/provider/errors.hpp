@@ -22,6 +22,7 @@ enum Reason : int {
   kReasonInternal,
   kReasonBadPadding,
   kReasonWrongFinalBlock,
+  kReasonOperationFailed,  // a cipher call OpenSSL's own implementation also refuses
 };
 
 // The reason strings OpenSSL shows (OSSL_FUNC_PROVIDER_GET_REASON_STRINGS).

@@ -3,6 +3,7 @@
 // context per record and sets "tls-data-size" for CBC records).
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/params.h>
 
 #include <array>
@@ -15,20 +16,36 @@
 #include "digest_runner.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "openssl_default.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
 
 constexpr std::size_t kTlsHeader = 13;  // sequence number, type, version, length
 
-// The HMAC of the table built on `digest` ("SHA2-256", "sha256", "SHA-1").
-const Algorithm& hmac_for_digest(std::string_view digest) {
+// The HMAC of the table built on `digest` ("SHA2-256", "sha256", "SHA-1"),
+// when some driver of this provider serves it; else null.
+const Algorithm* hmac_for_digest(const ProviderContext& pc, std::string_view digest) {
   const Algorithm* d = find_algorithm(digest);
   if (d != nullptr && d->kind == AlgorithmKind::digest)
     for (const Algorithm& a : algorithms())
-      if (a.kind == AlgorithmKind::mac && a.digest == d->name) return a;
-  throw Unsupported("HMAC with digest '" + std::string(digest) +
-                    "' is not offered (MD5, SHA-1 and SHA-2 are)");
+      if (a.kind == AlgorithmKind::mac && a.digest == d->name && pc.offers(a.id)) return &a;
+  return nullptr;
+}
+
+struct MacCtxFree {
+  void operator()(EVP_MAC_CTX* ctx) const noexcept { EVP_MAC_CTX_free(ctx); }
+};
+using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
+
+// The parameters for OpenSSL's own HMAC: all of them but "properties",
+// which name providers of the caller's library context, not of ours.
+std::vector<OSSL_PARAM> for_openssl(const OSSL_PARAM params[]) {
+  std::vector<OSSL_PARAM> out;
+  for (const OSSL_PARAM* p = params; p != nullptr && p->key != nullptr; ++p)
+    if (std::string_view(p->key) != OSSL_MAC_PARAM_PROPERTIES) out.push_back(*p);
+  out.push_back(OSSL_PARAM_construct_end());
+  return out;
 }
 
 // Secret bytes of any length (HMAC keys), wiped when replaced or released.
@@ -54,14 +71,34 @@ class SecretBytes {
 class HmacCtx {
  public:
   explicit HmacCtx(ProviderContext* pc) : pc_(pc) {}
-  HmacCtx(const HmacCtx&) = default;
+  HmacCtx(const HmacCtx& other)
+      : pc_(other.pc_),
+        hmac_(other.hmac_),
+        key_(other.key_),
+        has_key_(other.has_key_),
+        runner_(other.runner_),
+        tls_data_size_(other.tls_data_size_),
+        tls_header_(other.tls_header_),
+        tls_header_set_(other.tls_header_set_),
+        tls_mac_(other.tls_mac_),
+        tls_mac_ready_(other.tls_mac_ready_),
+        digest_name_(other.digest_name_) {
+    if (other.openssl_) {
+      openssl_.reset(EVP_MAC_CTX_dup(other.openssl_.get()));
+      if (!openssl_) throw DriverFailure("cannot copy OpenSSL's HMAC context");
+    }
+  }
   ~HmacCtx() { secure_wipe(tls_mac_.data(), tls_mac_.size()); }
 
   ProviderContext* pc() const noexcept { return pc_; }
 
   int init(const std::uint8_t* key, std::size_t keylen, const OSSL_PARAM params[]) {
     if (!set_params(params)) return 0;
-    if (key != nullptr) set_key({key, keylen});
+    if (openssl_) return EVP_MAC_init(openssl_.get(), key, keylen, nullptr);
+    if (key != nullptr) {
+      if (hmac_ == nullptr) return fail(kReasonNotInitialised, "set the digest before the key");
+      set_key({key, keylen});
+    }
     if (!runner_) return fail(kReasonNotInitialised, "HMAC needs a digest and a key");
     runner_->restart();
     tls_header_set_ = false;
@@ -70,6 +107,10 @@ class HmacCtx {
   }
 
   int update(const std::uint8_t* in, std::size_t inl) {
+    if (openssl_) [[unlikely]] {
+      pc_->openssl_default().count("hmac(" + digest_name_ + ")", inl);
+      return EVP_MAC_update(openssl_.get(), in, inl);
+    }
     if (!runner_) [[unlikely]]
       return fail(kReasonNotInitialised, "HMAC needs a digest and a key");
     if (tls_data_size_ == 0) [[likely]] {
@@ -80,6 +121,7 @@ class HmacCtx {
   }
 
   int final(std::uint8_t* out, std::size_t* outl, std::size_t outsize) {
+    if (openssl_) return EVP_MAC_final(openssl_.get(), out, outl, outsize);
     if (!runner_) return fail(kReasonNotInitialised, "HMAC needs a digest and a key");
     const std::size_t size = runner_->size();
     if (outsize < size) return fail(kReasonOutputTooSmall, "output buffer too small");
@@ -95,6 +137,7 @@ class HmacCtx {
   }
 
   int get_params(OSSL_PARAM params[]) const {
+    if (openssl_) return EVP_MAC_CTX_get_params(openssl_.get(), params);
     OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) &&
         !OSSL_PARAM_set_size_t(p, hmac_ ? hmac_->output_size : 0))
@@ -111,16 +154,22 @@ class HmacCtx {
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_DIGEST))) {
       if (p->data_type != OSSL_PARAM_UTF8_STRING)
         return fail(kReasonBadParameter, "'digest' must be a string");
-      const Algorithm& hmac = hmac_for_digest(static_cast<const char*>(p->data));
-      if (&hmac != hmac_) {
-        hmac_ = &hmac;
+      const char* digest = static_cast<const char*>(p->data);
+      const Algorithm* hmac = hmac_for_digest(*pc_, digest);
+      if (hmac == nullptr) return use_openssl(digest, params);
+      openssl_.reset();
+      if (hmac != hmac_) {
+        hmac_ = hmac;
         runner_.reset();
         if (has_key_) open();
       }
     }
+    if (openssl_) return EVP_MAC_CTX_set_params(openssl_.get(), for_openssl(params).data());
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY))) {
-      if (p->data_type != OSSL_PARAM_OCTET_STRING)
+      if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr)
         return fail(kReasonBadParameter, "'key' must be an octet string");
+      // As OpenSSL's HMAC: no key without a digest.
+      if (hmac_ == nullptr) return fail(kReasonNotInitialised, "set the digest before the key");
       set_key({static_cast<const std::uint8_t*>(p->data), p->data_size});
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_TLS_DATA_SIZE))) {
@@ -134,8 +183,34 @@ class HmacCtx {
   }
 
  private:
+  // OpenSSL's own HMAC serves a digest no driver offers, with every
+  // parameter given so far (the key) and those of this call.
+  int use_openssl(const char* digest, const OSSL_PARAM params[]) {
+    EVP_MAC* mac = EVP_MAC_fetch(pc_->openssl_default().libctx(), "HMAC", "provider=default");
+    if (mac == nullptr) return fail(kReasonInternal, "OpenSSL's HMAC is not available");
+    openssl_.reset(EVP_MAC_CTX_new(mac));
+    EVP_MAC_free(mac);
+    if (!openssl_) throw std::bad_alloc();
+    digest_name_ = digest;
+    runner_.reset();
+    hmac_ = nullptr;
+    const std::vector<OSSL_PARAM> forwarded = for_openssl(params);
+    if (EVP_MAC_CTX_set_params(openssl_.get(), forwarded.data()) != 1) {
+      openssl_.reset();
+      return 0;
+    }
+    if (has_key_ && OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) == nullptr) {
+      const Bytes key = key_.span();
+      const OSSL_PARAM with_key[] = {
+          OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY,
+                                            const_cast<std::uint8_t*>(key.data()), key.size()),
+          OSSL_PARAM_END};
+      if (EVP_MAC_CTX_set_params(openssl_.get(), with_key) != 1) return 0;
+    }
+    return 1;
+  }
+
   void set_key(Bytes key) {
-    if (hmac_ == nullptr) hmac_ = &hmac_for_digest("sha256");  // HMAC's documented default
     key_.assign(key);
     has_key_ = true;
     open();
@@ -200,6 +275,9 @@ class HmacCtx {
   bool tls_header_set_ = false;
   std::array<std::uint8_t, 64> tls_mac_{};
   bool tls_mac_ready_ = false;
+  // A digest no driver offers: OpenSSL's own HMAC serves the context.
+  MacCtxPtr openssl_;
+  std::string digest_name_;
 };
 
 HmacCtx* ctx_of(void* vctx) {

@@ -4,6 +4,8 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <cstdio>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -40,7 +42,10 @@ void build_tables(ProviderContext& pc) {
         pc.ciphers.push_back({names, kProperties, block_cipher_functions(a.id), nullptr});
         break;
       case AlgorithmKind::aead:
-        pc.ciphers.push_back({names, kProperties, aead_functions(a.id), nullptr});
+        pc.ciphers.push_back(
+            {names, kProperties,
+             a.mode == CipherMode::gcm ? gcm_functions(a.id) : chacha20_poly1305_functions(),
+             nullptr});
         break;
       case AlgorithmKind::digest:
         pc.digests.push_back({names, kProperties, digest_functions(a.id), nullptr});
@@ -159,6 +164,15 @@ extern "C" [[gnu::visibility("default")]] int OSSL_provider_init(const OSSL_CORE
   } catch (...) {
     const CoreErrors errors(handle, in);
     raise_exception(&errors, std::source_location::current());
+    // Also where a person sees it: most applications never print the error
+    // queue, and a provider that silently stays unloaded leaves OpenSSL's
+    // default serving while the user believes cryptoaccel does.
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cryptoaccel provider not loaded: %s\n", e.what());
+    } catch (...) {
+    }
     return 0;
   }
 }

@@ -3,13 +3,45 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
+#include "config_keys.hpp"
+
 namespace cryptoaccel::provider {
 namespace {
+
+// Writes `text` to `fd` so that it can never harm the process: sshd's
+// sandboxed child has RLIMIT_FSIZE 0 and a file for stderr, where a plain
+// write raises SIGXFSZ and kills it. With the signal blocked the write
+// fails with EFBIG instead; the signal then stays pending and blocked (the
+// process is ending), since delivering it would kill the process after all.
+// Only rt_sigprocmask and write are called: both are allowed in OpenSSH's
+// seccomp sandbox.
+void write_harmlessly(int fd, std::string_view text) {
+  sigset_t xfsz, previous;
+  sigemptyset(&xfsz);
+  sigaddset(&xfsz, SIGXFSZ);
+  if (pthread_sigmask(SIG_BLOCK, &xfsz, &previous) != 0) return;
+  bool too_big = false;
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      too_big = n < 0 && errno == EFBIG;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  if (!too_big) pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -17,8 +49,24 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool truthy(std::string_view value) {
-  return value == "1" || value == "yes" || value == "true" || value == "on";
+// `stats = VALUE`: anything but these words is a mistake to report.
+bool parse_switch(std::string_view value, std::string_view where) {
+  for (std::string_view yes : {"1", "yes", "true", "on"})
+    if (value == yes) return true;
+  for (std::string_view no : {"0", "no", "false", "off", ""})
+    if (value == no) return false;
+  throw InvalidArgument("cryptoaccel provider: " + std::string(where) + " '" + std::string(value) +
+                        "' is not one of 1, yes, true, on, 0, no, false, off");
+}
+
+// `seed_source = NAME`: the names open_random_source() takes.
+void check_seed_source(std::string_view name) {
+  for (std::string_view fixed : {"best", "hwrng", "getrandom", "rdrand", "rdseed", "afalg"})
+    if (name == fixed) return;
+  if (name.starts_with("afalg:") || name.starts_with("file:")) return;
+  throw InvalidArgument("cryptoaccel provider: seed_source '" + std::string(name) +
+                        "' is not one of best, hwrng, getrandom, rdrand, rdseed, afalg[:ALG], "
+                        "file:PATH");
 }
 
 FrameworkOptions framework_options(const ProviderConfig& config) {
@@ -55,6 +103,7 @@ bool serves(const DriverInfo& driver, AlgorithmId id) {
 }  // namespace
 
 ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
+  check_config_keys(handle, in);
   ProviderConfig config;
   auto* get_params = core_function<OSSL_FUNC_core_get_params_fn>(in, OSSL_FUNC_CORE_GET_PARAMS);
   char* policy = nullptr;
@@ -71,7 +120,13 @@ ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* 
                          OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
-  if (policy != nullptr && *policy != '\0') config.policy = parse_policy(trim(policy));
+  if (policy != nullptr && *policy != '\0') {
+    try {
+      config.policy = parse_policy(trim(policy));
+    } catch (const Error& e) {
+      throw InvalidArgument(std::string("cryptoaccel provider: policy: ") + e.what());
+    }
+  }
   if (driver != nullptr) {
     std::string_view list = driver;
     while (!list.empty()) {
@@ -81,15 +136,18 @@ ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* 
       list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     }
   }
-  if (stats != nullptr) config.stats = truthy(trim(stats));
+  if (stats != nullptr) config.stats = parse_switch(trim(stats), "stats");
   if (const char* env = std::getenv("CRYPTOACCEL_STATS"); env != nullptr)
-    config.stats = truthy(trim(env));
+    config.stats = parse_switch(trim(env), "CRYPTOACCEL_STATS");
   if (profile != nullptr && !trim(profile).empty()) {
     config.profile_from_environment = false;
     if (trim(profile) != "none") config.profile = trim(profile);
   }
   if (share != nullptr) config.offload_share = parse_offload_share(share, "offload_share");
-  if (seed_source != nullptr && !trim(seed_source).empty()) config.seed_source = trim(seed_source);
+  if (seed_source != nullptr && !trim(seed_source).empty()) {
+    config.seed_source = trim(seed_source);
+    check_seed_source(config.seed_source);
+  }
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it.
   if (const char* env = std::getenv("CRYPTOACCEL_POLICY"); env != nullptr && *env != '\0')
@@ -114,6 +172,14 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
                      [&](const DriverInfo& d) { return d.name == name; }))
       throw NotFound("cryptoaccel provider: no driver named '" + name +
                      "' on this machine (`cryptoaccel list` shows the drivers)");
+  // The null driver returns its input unchanged: a way to measure overhead,
+  // never something an application may be served by.
+  for (const std::string& name : config_.drivers)
+    for (const DriverInfo& d : drivers)
+      if (d.name == name && !d.traits.self_test)
+        throw InvalidArgument("cryptoaccel provider: driver '" + name +
+                              "' does no cryptography (it only measures overhead) and cannot "
+                              "serve applications; name a real driver (`cryptoaccel list`)");
   unpinned_.framework = &framework_;
   for (const Algorithm& a : algorithms()) {
     SessionOptions& options = options_[index_of(a.id)];
@@ -137,12 +203,13 @@ ProviderContext::~ProviderContext() {
   if (!config_.stats) return;
   // stderr, so that a command's own output (a digest, ciphertext) stays clean.
   const std::string text = usage_text();
-  std::fprintf(stderr, "cryptoaccel provider usage (policy %s)\n  dispatch: %s\n%s",
-               std::string(to_string(framework_.policy())).c_str(), dispatch_text().c_str(),
-               text.empty() ? "  no requests served\n" : text.c_str());
+  std::string report =
+      "cryptoaccel provider usage (policy " + std::string(to_string(framework_.policy())) +
+      ")\n  dispatch: " + dispatch_text() + "\n" + (text.empty() ? "  no requests served\n" : text);
   // Only when OpenSSL seeded from us: most processes never do.
   const SeedCounters seed = seed_.counters();
-  if (seed.calls + seed.failures != 0) std::fprintf(stderr, "  seed %s\n", seed_.text().c_str());
+  if (seed.calls + seed.failures != 0) report += "  seed " + seed_.text() + "\n";
+  write_harmlessly(STDERR_FILENO, report);
 }
 
 CoreErrors::CoreErrors(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) noexcept
@@ -165,6 +232,7 @@ std::string ProviderContext::usage_text() const {
   for (const UsageCount& u : framework_.usage())
     out << "  " << algorithm(u.algorithm).name << ' ' << u.driver << " requests=" << u.requests
         << " bytes=" << u.bytes << " failures=" << u.failures << '\n';
+  out << openssl_default_.usage_text();
   return out.str();
 }
 

@@ -14,6 +14,7 @@
 
 #include "core_errors.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "openssl_default.hpp"
 #include "seed_source.hpp"
 
 namespace cryptoaccel::provider {
@@ -65,6 +66,9 @@ class ProviderContext {
 
   const CoreErrors& errors() const noexcept { return errors_; }
 
+  // OpenSSL's own implementations, for what no driver serves.
+  OpenSslDefault& openssl_default() noexcept { return openssl_default_; }
+
   // "ALGORITHM DRIVER REQUESTS BYTES" lines, one per pair that served a
   // request (Framework::usage()).
   std::string usage_text() const;
@@ -85,6 +89,7 @@ class ProviderContext {
   SessionOptions unpinned_;
   std::array<bool, kAlgorithmCount> offered_{};
   SeedSource seed_;
+  OpenSslDefault openssl_default_;
   std::mutex param_mutex_;
   std::array<std::string, static_cast<std::size_t>(ParamText::count)> param_texts_;
 };

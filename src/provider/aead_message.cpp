@@ -1,0 +1,219 @@
+#include "aead_message.hpp"
+
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <algorithm>
+#include <string>
+
+#include "errors.hpp"
+
+namespace cryptoaccel::provider {
+namespace {
+
+AeadSession open_aead(ProviderContext& pc, const Algorithm& a, Bytes key) {
+  const SessionOptions& options = pc.options(a.id);
+  try {
+    return AeadSession(a.name, key, options);
+  } catch (const Error&) {
+    // A pinned driver that refuses this key leaves the algorithm to the
+    // dispatcher (and so to soft), never to another provider.
+    if (options.driver.empty()) throw;
+  }
+  return AeadSession(a.name, key, pc.unpinned());
+}
+
+// Starts `ctx` on `cipher` with key and nonce: OpenSSL's streaming side.
+void start(EVP_CIPHER_CTX* ctx, const EVP_CIPHER* cipher, bool encrypt, Bytes key, Bytes nonce) {
+  std::size_t nonce_len = nonce.size();
+  const OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &nonce_len), OSSL_PARAM_END};
+  const bool default_length = static_cast<int>(nonce_len) == EVP_CIPHER_get_iv_length(cipher);
+  if (EVP_CipherInit_ex2(ctx, cipher, nullptr, nullptr, encrypt ? 1 : 0,
+                         default_length ? nullptr : params) != 1 ||
+      EVP_CipherInit_ex2(ctx, nullptr, key.data(), nonce.data(), encrypt ? 1 : 0, nullptr) != 1)
+    throw DriverFailure("OpenSSL's default provider refused the message's key or nonce");
+}
+
+}  // namespace
+
+AeadMessage::AeadMessage(const AeadMessage& other)
+    : pc_(other.pc_),
+      alg_(other.alg_),
+      key_(other.key_),
+      encrypt_(other.encrypt_),
+      nonce_(other.nonce_),
+      nonce_len_(other.nonce_len_),
+      state_(other.state_),
+      aad_(other.aad_),
+      ciphertext_(other.ciphertext_),
+      tag_(other.tag_),
+      tag_len_(other.tag_len_) {
+  if (!key_.empty()) session_.emplace(open_aead(*pc_, alg_, key_.span()));
+  if (other.stream_) {
+    stream_.reset(EVP_CIPHER_CTX_new());
+    if (!stream_ || EVP_CIPHER_CTX_copy(stream_.get(), other.stream_.get()) != 1)
+      throw DriverFailure("cannot copy OpenSSL's streaming context");
+  }
+}
+
+AeadMessage::~AeadMessage() {
+  if (!aad_.empty()) secure_wipe(aad_.data(), aad_.size());
+  secure_wipe(tag_.data(), tag_.size());
+  secure_wipe(nonce_.data(), nonce_.size());
+}
+
+void AeadMessage::set_key(Bytes key) {
+  if (session_ && key_.equals(key)) return;
+  session_.reset();
+  session_.emplace(open_aead(*pc_, alg_, key));
+  key_.assign(key);
+}
+
+void AeadMessage::begin(bool encrypt, Bytes nonce) {
+  encrypt_ = encrypt;
+  std::copy(nonce.begin(), nonce.end(), nonce_.begin());
+  nonce_len_ = nonce.size();
+  state_ = State::aad;
+  if (!aad_.empty()) secure_wipe(aad_.data(), aad_.size());
+  aad_.clear();
+  ciphertext_.clear();
+  tag_len_ = 0;
+  stream_.reset();
+}
+
+const char* AeadMessage::name() const {
+  return alg_.name.data();  // the table's names are NUL-terminated literals
+}
+
+void AeadMessage::stream_start() {
+  const EVP_CIPHER* cipher = pc_->openssl_default().cipher(alg_);
+  stream_.reset(EVP_CIPHER_CTX_new());
+  if (!stream_) throw std::bad_alloc();
+  start(stream_.get(), cipher, encrypt_, key_.span(), {nonce_.data(), nonce_len_});
+  int outl = 0;
+  if (!aad_.empty() &&
+      EVP_Cipher(stream_.get(), nullptr, aad_.data(), static_cast<unsigned>(aad_.size())) < 0)
+    throw DriverFailure("OpenSSL's default provider refused the AAD");
+  (void)outl;
+  state_ = State::streaming;
+}
+
+// Brings the stream to where the piece done whole left the message. The
+// stream's encryption needs the plaintext, recovered from the kept
+// ciphertext with the same keystream.
+void AeadMessage::stream_replay() {
+  if (ciphertext_.empty()) return;
+  std::vector<std::uint8_t> scratch(ciphertext_.size());
+  const auto n = static_cast<unsigned>(ciphertext_.size());
+  if (encrypt_) {
+    CipherCtxPtr decrypt(EVP_CIPHER_CTX_new());
+    if (!decrypt) throw std::bad_alloc();
+    start(decrypt.get(), pc_->openssl_default().cipher(alg_), false, key_.span(),
+          {nonce_.data(), nonce_len_});
+    if (EVP_Cipher(decrypt.get(), scratch.data(), ciphertext_.data(), n) < 0)
+      throw DriverFailure("cannot replay the message into OpenSSL's default provider");
+  } else {
+    std::copy(ciphertext_.begin(), ciphertext_.end(), scratch.begin());
+  }
+  // Decrypting writes plaintext, encrypting reads it: both stay in scratch.
+  const int done = EVP_Cipher(stream_.get(), scratch.data(), scratch.data(), n);
+  secure_wipe(scratch.data(), scratch.size());
+  if (done < 0) throw DriverFailure("cannot replay the message into OpenSSL's default provider");
+  ciphertext_.clear();
+}
+
+bool AeadMessage::aad(Bytes in) {
+  if (state_ == State::aad) {
+    aad_.insert(aad_.end(), in.begin(), in.end());
+    return true;
+  }
+  if (state_ == State::whole) {
+    stream_start();
+    stream_replay();
+  }
+  return EVP_Cipher(stream_.get(), nullptr, in.data(), static_cast<unsigned>(in.size())) >= 0;
+}
+
+bool AeadMessage::payload(Bytes in, std::uint8_t* out, Bytes expected_tag) {
+  if (state_ == State::aad && !in.empty()) {
+    if (encrypt_) {
+      session_->seal({nonce_.data(), nonce_len_}, aad_, in, {out, in.size()},
+                     {tag_.data(), kMaxTag});
+      tag_len_ = kMaxTag;
+      ciphertext_.assign(out, out + in.size());
+      state_ = State::whole;
+      return true;
+    }
+    if (!expected_tag.empty() && alg_.tag_sizes.contains(expected_tag.size())) {
+      ciphertext_.assign(in.begin(), in.end());  // `out` may alias `in`
+      try {
+        session_->open({nonce_.data(), nonce_len_}, aad_, in, expected_tag, {out, in.size()});
+        std::copy(expected_tag.begin(), expected_tag.end(), tag_.begin());
+        tag_len_ = expected_tag.size();
+        state_ = State::whole;
+        return true;
+      } catch (const AuthenticationFailed&) {
+        // A forgery, or a message that goes on in another piece: OpenSSL
+        // releases this piece's plaintext now and fails at final.
+        stream_start();
+        const int done = EVP_Cipher(stream_.get(), out, ciphertext_.data(),
+                                    static_cast<unsigned>(ciphertext_.size()));
+        pc_->openssl_default().count(alg_.name.data(), in.size());
+        ciphertext_.clear();
+        return done >= 0;
+      }
+    }
+  }
+  if (state_ == State::aad) stream_start();
+  if (state_ == State::whole) {
+    stream_start();
+    stream_replay();
+  }
+  pc_->openssl_default().count(name(), in.size());
+  return EVP_Cipher(stream_.get(), out, in.data(), static_cast<unsigned>(in.size())) >= 0;
+}
+
+bool AeadMessage::finish_encrypt(std::span<std::uint8_t, kMaxTag> tag) {
+  if (state_ == State::aad) {
+    session_->seal({nonce_.data(), nonce_len_}, aad_, {}, {}, {tag_.data(), kMaxTag});
+    tag_len_ = kMaxTag;
+    state_ = State::whole;
+  }
+  if (state_ == State::whole) {
+    std::copy(tag_.begin(), tag_.end(), tag.begin());
+    return true;
+  }
+  return EVP_Cipher(stream_.get(), nullptr, nullptr, 0) >= 0 &&
+         EVP_CIPHER_CTX_ctrl(stream_.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(kMaxTag),
+                             tag.data()) == 1;
+}
+
+bool AeadMessage::finish_decrypt(Bytes tag) {
+  if (state_ == State::aad && alg_.tag_sizes.contains(tag.size())) {
+    try {
+      session_->open({nonce_.data(), nonce_len_}, aad_, {}, tag, {});
+    } catch (const AuthenticationFailed&) {
+      return false;
+    }
+    return true;
+  }
+  // A tag no longer than the one verified is checked against it, as
+  // OpenSSL compares only the tag's length; a longer one needs the stream.
+  if (state_ == State::whole && tag.size() <= tag_len_)
+    return !tag.empty() && constant_time_equal(tag, {tag_.data(), tag.size()});
+  if (state_ == State::whole) {
+    stream_start();
+    stream_replay();
+  }
+  if (state_ == State::aad) stream_start();
+  // The tag is only read here: an EVP_CIPHER_CTX_ctrl that cannot take a
+  // const buffer.
+  std::array<std::uint8_t, kMaxTag> copy{};
+  std::copy(tag.begin(), tag.end(), copy.begin());
+  return EVP_CIPHER_CTX_ctrl(stream_.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag.size()),
+                             copy.data()) == 1 &&
+         EVP_Cipher(stream_.get(), nullptr, nullptr, 0) >= 0;
+}
+
+}  // namespace cryptoaccel::provider

@@ -1,0 +1,46 @@
+#include "openssl_default.hpp"
+
+#include <sstream>
+
+#include "cryptoaccel/error.hpp"
+
+namespace cryptoaccel::provider {
+
+OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
+  if (libctx_ == nullptr) throw DriverFailure("cryptoaccel provider: OSSL_LIB_CTX_new failed");
+}
+
+OpenSslDefault::~OpenSslDefault() {
+  for (auto& [name, cipher] : ciphers_) EVP_CIPHER_free(cipher);
+  OSSL_LIB_CTX_free(libctx_);
+}
+
+const EVP_CIPHER* OpenSslDefault::cipher(const Algorithm& a) {
+  std::lock_guard lock(mutex_);
+  auto found = ciphers_.find(a.openssl_name);
+  if (found != ciphers_.end()) return found->second;
+  EVP_CIPHER* cipher =
+      EVP_CIPHER_fetch(libctx_, std::string(a.openssl_name).c_str(), "provider=default");
+  if (cipher == nullptr)
+    throw Unsupported("OpenSSL's default provider has no " + std::string(a.openssl_name));
+  ciphers_.emplace(std::string(a.openssl_name), cipher);
+  return cipher;
+}
+
+void OpenSslDefault::count(const std::string& what, std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  Usage& u = usage_[what];
+  ++u.requests;
+  u.bytes += bytes;
+}
+
+std::string OpenSslDefault::usage_text() const {
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  for (const auto& [what, u] : usage_)
+    out << "  " << what << " openssl-default requests=" << u.requests << " bytes=" << u.bytes
+        << " failures=0\n";
+  return out.str();
+}
+
+}  // namespace cryptoaccel::provider

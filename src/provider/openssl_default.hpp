@@ -1,0 +1,57 @@
+// OpenSSL's own implementations, in a library context that belongs to the
+// provider and loads no configuration, so that it can never reach
+// cryptoaccel itself. They serve what no driver can while keeping OpenSSL's
+// contract: an AEAD message that arrives in pieces (CMS, Python's
+// `cryptography`) and HMAC over a digest that no driver offers (SHA-3,
+// SHA-512/256, BLAKE2, SM3). What they serve is counted and shown with the
+// drivers' usage under the name "openssl-default".
+#pragma once
+
+#include <openssl/evp.h>
+#include <openssl/types.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cryptoaccel/algorithm.hpp"
+
+namespace cryptoaccel::provider {
+
+struct CipherCtxFree {
+  void operator()(EVP_CIPHER_CTX* ctx) const noexcept { EVP_CIPHER_CTX_free(ctx); }
+};
+using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
+
+class OpenSslDefault {
+ public:
+  // Throws DriverFailure when OpenSSL cannot create the context.
+  OpenSslDefault();
+  ~OpenSslDefault();
+  OpenSslDefault(const OpenSslDefault&) = delete;
+  OpenSslDefault& operator=(const OpenSslDefault&) = delete;
+
+  OSSL_LIB_CTX* libctx() const noexcept { return libctx_; }
+  // The default provider's implementation of `cipher` (fetched once; owned
+  // here). Throws Unsupported when OpenSSL has none.
+  const EVP_CIPHER* cipher(const Algorithm& cipher);
+
+  // One request of `bytes` served here for `what` ("aes-128-gcm",
+  // "hmac(SHA3-256)").
+  void count(const std::string& what, std::size_t bytes);
+  // "  WHAT openssl-default requests=N bytes=N failures=0" lines.
+  std::string usage_text() const;
+
+ private:
+  OSSL_LIB_CTX* libctx_ = nullptr;
+  mutable std::mutex mutex_;
+  std::map<std::string, EVP_CIPHER*, std::less<>> ciphers_;
+  struct Usage {
+    std::uint64_t requests = 0, bytes = 0;
+  };
+  std::map<std::string, Usage, std::less<>> usage_;
+};
+
+}  // namespace cryptoaccel::provider
