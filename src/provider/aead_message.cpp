@@ -174,6 +174,14 @@ bool AeadMessage::payload(Bytes in, std::uint8_t* out, Bytes expected_tag) {
   return EVP_Cipher(stream_.get(), out, in.data(), static_cast<unsigned>(in.size())) >= 0;
 }
 
+// Through final, not EVP_Cipher(NULL): OpenSSL 3.0.19's ChaCha20-Poly1305
+// neither makes nor checks the tag on the latter (3.0.22 does).
+bool AeadMessage::finish_stream() {
+  unsigned char none[16];
+  int outl = 0;
+  return EVP_CipherFinal_ex(stream_.get(), none, &outl) == 1;
+}
+
 bool AeadMessage::finish_encrypt(std::span<std::uint8_t, kMaxTag> tag) {
   if (state_ == State::aad) {
     session_->seal({nonce_.data(), nonce_len_}, aad_, {}, {}, {tag_.data(), kMaxTag});
@@ -184,9 +192,8 @@ bool AeadMessage::finish_encrypt(std::span<std::uint8_t, kMaxTag> tag) {
     std::copy(tag_.begin(), tag_.end(), tag.begin());
     return true;
   }
-  return EVP_Cipher(stream_.get(), nullptr, nullptr, 0) >= 0 &&
-         EVP_CIPHER_CTX_ctrl(stream_.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(kMaxTag),
-                             tag.data()) == 1;
+  return finish_stream() && EVP_CIPHER_CTX_ctrl(stream_.get(), EVP_CTRL_AEAD_GET_TAG,
+                                                static_cast<int>(kMaxTag), tag.data()) == 1;
 }
 
 bool AeadMessage::finish_decrypt(Bytes tag) {
@@ -213,7 +220,7 @@ bool AeadMessage::finish_decrypt(Bytes tag) {
   std::copy(tag.begin(), tag.end(), copy.begin());
   return EVP_CIPHER_CTX_ctrl(stream_.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag.size()),
                              copy.data()) == 1 &&
-         EVP_Cipher(stream_.get(), nullptr, nullptr, 0) >= 0;
+         finish_stream();
 }
 
 }  // namespace cryptoaccel::provider

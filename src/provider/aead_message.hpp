@@ -61,6 +61,7 @@ class AeadMessage {
   };
   void stream_start();
   void stream_replay();
+  bool finish_stream();
   const char* name() const;
 
   ProviderContext* pc_;

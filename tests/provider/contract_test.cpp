@@ -1,0 +1,342 @@
+// Regression tests for the EVP contract that applications rely on (issue
+// 14): each runs the same calls on OpenSSL's default provider and on
+// cryptoaccel and compares every return value and output byte. Each failed
+// on d015720: EVP_Cipher's result (OpenSSH), re-init without key or IV,
+// IV handling the default refuses, tlsivfixed -1 (OpenSSH's GCM set-up),
+// streaming AEAD (CMS, Python), HMAC over digests no driver offers.
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "evp_fixture.hpp"
+
+namespace {
+
+// What a sequence of calls returned and wrote.
+struct Trace {
+  std::vector<long> results;
+  Bytes bytes;
+  void add(long r) { results.push_back(r); }
+  void add(const unsigned char* p, std::size_t n) { bytes.insert(bytes.end(), p, p + n); }
+  bool operator==(const Trace&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Trace& t) {
+  for (long r : t.results) os << r << ' ';
+  return os << "| " << t.bytes.size() << " bytes";
+}
+
+// Where two traces' bytes part first, for the failure message.
+std::string where_bytes_differ(const Trace& a, const Trace& b) {
+  const std::size_t n = std::min(a.bytes.size(), b.bytes.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a.bytes[i] != b.bytes[i]) {
+      std::string hex;
+      char two[3];
+      for (std::size_t j = i; j < std::min(n, i + 16); ++j) {
+        std::snprintf(two, sizeof two, "%02x", a.bytes[j]);
+        hex += two;
+      }
+      hex += " / ";
+      for (std::size_t j = i; j < std::min(n, i + 16); ++j) {
+        std::snprintf(two, sizeof two, "%02x", b.bytes[j]);
+        hex += two;
+      }
+      return " (bytes differ from offset " + std::to_string(i) + ": " + hex + ")";
+    }
+  return a.bytes.size() == b.bytes.size() ? "" : " (byte counts differ)";
+}
+
+using Steps = std::function<void(EVP_CIPHER_CTX*, EVP_CIPHER*, Trace&)>;
+
+class Contract : public Evp {
+ protected:
+  // Runs `steps` on a fresh context of `name` from each side.
+  static std::pair<Trace, Trace> both(const char* name, const Steps& steps) {
+    CipherPtr mine(ours(name), &EVP_CIPHER_free), ref(theirs(name), &EVP_CIPHER_free);
+    Trace a, b;
+    auto ca = new_ctx(), cb = new_ctx();
+    steps(ca.get(), mine.get(), a);
+    ERR_clear_error();
+    steps(cb.get(), ref.get(), b);
+    ERR_clear_error();
+    return {a, b};
+  }
+};
+
+const Bytes kKey32(32, 0x42), kIv16(16, 0x24), kData(100, 0x5a);
+
+// OpenSSH's aes256-gcm@openssh.com: the whole IV through tlsivfixed -1,
+// IV_GEN per packet, AAD and payload through EVP_Cipher, EVP_Cipher(NULL)
+// as final. A forged tag must give -1, which is all OpenSSH checks.
+void openssh_gcm_packet(EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t, bool forge) {
+  Bytes iv(12, 0x11), tag(16), aad(4, 0x01), ct(kData.size()), pt(kData.size());
+  unsigned char last[1];
+  t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), nullptr, 1, nullptr));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv.data()));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_IV_GEN, 1, last));
+  t.add(EVP_Cipher(ctx, nullptr, aad.data(), 4));
+  t.add(EVP_Cipher(ctx, ct.data(), kData.data(), static_cast<unsigned>(kData.size())));
+  t.add(EVP_Cipher(ctx, nullptr, nullptr, 0));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag.data()));
+  t.add(ct.data(), ct.size());
+  t.add(tag.data(), tag.size());
+  if (forge) tag[0] ^= 1;
+  t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), nullptr, 0, nullptr));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, -1, iv.data()));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_IV_GEN, 1, last));
+  t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag.data()));
+  t.add(EVP_Cipher(ctx, nullptr, aad.data(), 4));
+  t.add(EVP_Cipher(ctx, pt.data(), ct.data(), static_cast<unsigned>(ct.size())));
+  t.add(EVP_Cipher(ctx, nullptr, nullptr, 0));
+}
+
+TEST_F(Contract, EvpCipherOnGcmGivesLengthsAndMinusOneOnAForgery) {
+  for (bool forge : {false, true}) {
+    auto [a, b] = both("AES-256-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      openssh_gcm_packet(ctx, c, t, forge);
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << "forged " << forge;
+    EXPECT_EQ(a.results.back(), forge ? -1 : 0);
+  }
+}
+
+TEST_F(Contract, EvpCipherOnBlockCiphersGivesByteCounts) {
+  for (const char* name : {"AES-256-CBC", "AES-256-CTR", "AES-256-ECB"}) {
+    for (bool forge : {false, true}) {
+      auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+        const bool aead = false;
+        const unsigned n = 96;
+        Bytes out(n + 16), back(n + 16), tag(16);
+        t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), kIv16.data(), 1, nullptr));
+        if (aead) t.add(EVP_Cipher(ctx, nullptr, kIv16.data(), 5));
+        t.add(EVP_Cipher(ctx, out.data(), kData.data(), n));
+        if (aead) {
+          t.add(EVP_Cipher(ctx, nullptr, nullptr, 0));
+          t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+          if (forge) tag[5] ^= 1;
+        }
+        t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), kIv16.data(), 0, nullptr));
+        if (aead) {
+          t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag.data()));
+          t.add(EVP_Cipher(ctx, nullptr, kIv16.data(), 5));
+        }
+        t.add(EVP_Cipher(ctx, back.data(), out.data(), n));
+        if (aead) t.add(EVP_Cipher(ctx, nullptr, nullptr, 0));
+        t.add(out.data(), n);
+        t.add(tag.data(), tag.size());
+        if (!forge || !aead) t.add(back.data(), n);
+      });
+      EXPECT_EQ(a, b) << where_bytes_differ(a, b) << name << " forged " << forge;
+      EXPECT_EQ(a.results[1], 96) << name;
+    }
+  }
+}
+
+// EVP_Cipher(ctx, NULL, NULL, 0) ends a ChaCha20-Poly1305 message: it
+// makes the tag and checks it (-1 on a forgery), as OpenSSL 3.0.22 does.
+// OpenSSL 3.0.19's default provider does neither (its tag reads as zeros
+// and a forgery passes): here cryptoaccel differs from it on purpose.
+TEST_F(Contract, EvpCipherFinalOnChaCha20Poly1305MakesAndChecksTheTag) {
+  CipherPtr mine(ours("ChaCha20-Poly1305"), &EVP_CIPHER_free);
+  const Sealed sealed = seal(mine.get(), kKey32, Bytes(kIv16.begin(), kIv16.begin() + 12),
+                             Bytes(kIv16.begin(), kIv16.begin() + 5), kData);
+  ASSERT_TRUE(sealed.ok);
+  for (bool forge : {false, true}) {
+    auto ctx = new_ctx();
+    Bytes out(kData.size()), back(kData.size()), tag(16);
+    EVP_CipherInit_ex2(ctx.get(), mine.get(), kKey32.data(), kIv16.data(), 1, nullptr);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), nullptr, kIv16.data(), 5), 5);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), out.data(), kData.data(), 100), 100);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), nullptr, nullptr, 0), 0);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()), 1);
+    EXPECT_EQ(out, sealed.ct);
+    EXPECT_EQ(tag, sealed.tag);
+    if (forge) tag[0] ^= 1;
+    EVP_CipherInit_ex2(ctx.get(), mine.get(), kKey32.data(), kIv16.data(), 0, nullptr);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, 16, tag.data()), 1);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), nullptr, kIv16.data(), 5), 5);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), back.data(), out.data(), 100), 100);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), nullptr, nullptr, 0), forge ? -1 : 0);
+  }
+}
+
+// Re-init with neither key nor IV keeps the running state: CTR continues
+// its counter (no keystream twice), GCM continues the same message (no
+// second message under the same nonce).
+TEST_F(Contract, ReinitWithoutKeyOrIvKeepsTheStream) {
+  for (const char* name : {"AES-128-CTR", "AES-256-GCM", "ChaCha20-Poly1305", "AES-128-CBC"}) {
+    auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      Bytes out(200), tag(16);
+      int n = 0;
+      const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(c)), 7);
+      t.add(EVP_EncryptInit_ex2(ctx, c, key.data(), kIv16.data(), nullptr));
+      t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 20));
+      t.add(n);
+      t.add(EVP_EncryptInit_ex2(ctx, nullptr, nullptr, nullptr, nullptr));
+      t.add(EVP_EncryptUpdate(ctx, out.data() + 20, &n, kData.data(), 20));
+      t.add(n);
+      t.add(EVP_EncryptFinal_ex(ctx, out.data() + 40, &n));
+      t.add(n);
+      if (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER)
+        t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+      t.add(out.data(), out.size());
+      t.add(tag.data(), tag.size());
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << name;
+  }
+}
+
+// IV handling OpenSSL refuses: a fixed IV that leaves no room for the
+// invocation field, an IV length changed after the IV was given, XTS with
+// no tweak, TLS AAD whose length field is too short.
+TEST_F(Contract, IvHandlingTheDefaultRefusesIsRefused) {
+  for (std::size_t ivlen : {4, 7, 12, 16}) {
+    auto [a, b] = both("AES-128-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      Bytes iv(ivlen, 3), gen(16);
+      t.add(EVP_EncryptInit_ex2(ctx, c, nullptr, nullptr, nullptr));
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(ivlen), nullptr));
+      t.add(EVP_EncryptInit_ex2(ctx, nullptr, kKey32.data(), nullptr, nullptr));
+      t.add(
+          EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, static_cast<int>(ivlen), iv.data()));
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, iv.data()));
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << "ivlen " << ivlen;
+  }
+  auto [a, b] = both("AES-128-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes out(64);
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 16, nullptr));
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 32));
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b) << "IV length changed after the IV";
+  EXPECT_EQ(a.results.back(), 0);
+  auto [x, y] = both("AES-128-XTS", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes out(64);
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), nullptr, nullptr));
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 32));
+  });
+  EXPECT_EQ(x, y) << where_bytes_differ(x, y) << "XTS without a tweak";
+  EXPECT_EQ(x.results.back(), 0);
+  for (bool encrypt : {true, false}) {
+    for (unsigned field : {0u, 7u, 8u, 23u, 24u, 100u}) {
+      auto [p, q] = both("AES-128-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+        Bytes aad(13, 0);
+        aad[11] = static_cast<unsigned char>(field >> 8);
+        aad[12] = static_cast<unsigned char>(field);
+        t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), nullptr, encrypt, nullptr));
+        t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, 13, aad.data()));
+      });
+      EXPECT_EQ(p, q) << where_bytes_differ(p, q) << "TLS AAD length " << field
+                      << (encrypt ? " encrypt" : " decrypt");
+    }
+  }
+}
+
+// CMS and Python's `cryptography` stream: AAD, the payload in pieces, the
+// tag just before final. Plaintext leaves update; final checks the tag.
+TEST_F(Contract, StreamingAeadDecryptionAndTagAfterTheCiphertext) {
+  for (const char* name : {"AES-128-GCM", "AES-256-GCM", "ChaCha20-Poly1305"}) {
+    for (int forge = 0; forge < 2; ++forge) {
+      for (bool tag_first : {false, true}) {
+        auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+          const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(c)), 9);
+          Bytes ct(5000), pt(5000), tag(16);
+          Bytes big(5000, 0x33);
+          int n = 0, done = 0;
+          t.add(EVP_EncryptInit_ex2(ctx, c, key.data(), kIv16.data(), nullptr));
+          t.add(EVP_EncryptUpdate(ctx, nullptr, &n, kIv16.data(), 7));
+          for (int piece : {1000, 1, 2999, 1000}) {
+            t.add(EVP_EncryptUpdate(ctx, ct.data() + done, &n, big.data() + done, piece));
+            done += n;
+          }
+          t.add(EVP_EncryptFinal_ex(ctx, ct.data() + done, &n));
+          t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+          if (forge) tag[15] ^= 1;
+          t.add(EVP_DecryptInit_ex2(ctx, c, key.data(), kIv16.data(), nullptr));
+          if (tag_first) t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag.data()));
+          t.add(EVP_DecryptUpdate(ctx, nullptr, &n, kIv16.data(), 7));
+          done = 0;
+          for (int piece : {4096, 903, 1}) {
+            t.add(EVP_DecryptUpdate(ctx, pt.data() + done, &n, ct.data() + done, piece));
+            t.add(n);
+            done += n;
+          }
+          if (!tag_first) t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag.data()));
+          t.add(EVP_DecryptFinal_ex(ctx, pt.data() + done, &n));
+          t.add(ct.data(), ct.size());
+          t.add(tag.data(), tag.size());
+          t.add(pt.data(), pt.size());
+        });
+        EXPECT_EQ(a, b) << where_bytes_differ(a, b) << name << " forged " << forge << " tag first "
+                        << tag_first;
+        EXPECT_EQ(a.results.back(), forge ? 0 : 1);
+      }
+    }
+  }
+}
+
+// A length above the IV's is refused rather than copied past the IV.
+TEST_F(Contract, FixedIvLongerThanTheIvIsRefused) {
+  CipherPtr mine(ours("AES-128-GCM"), &EVP_CIPHER_free);
+  auto ctx = new_ctx();
+  Bytes iv(200, 1);
+  ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), mine.get(), kKey32.data(), nullptr, nullptr), 1);
+  EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 13, iv.data()), 0);
+  EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 200, iv.data()), 0);
+}
+
+// HMAC is fetched from cryptoaccel whatever the digest: those no driver
+// offers are served by OpenSSL's own HMAC, with the same answers.
+TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
+  for (const char* digest :
+       {"SHA3-256", "SHA2-512/256", "SHA2-512/224", "BLAKE2B-512", "SM3", "SHA2-256"}) {
+    Bytes results[2];
+    int i = 0;
+    for (auto* libctx : {ours_->ctx, theirs_->ctx}) {
+      EVP_MAC* mac = EVP_MAC_fetch(libctx, "HMAC", i == 0 ? "provider=cryptoaccel" : nullptr);
+      ASSERT_NE(mac, nullptr);
+      EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
+      OSSL_PARAM params[] = {
+          OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>(digest), 0),
+          OSSL_PARAM_END};
+      Bytes out(64);
+      std::size_t n = 0;
+      EXPECT_EQ(EVP_MAC_init(ctx, kKey32.data(), 20, params), 1) << digest << openssl_errors();
+      EXPECT_EQ(EVP_MAC_update(ctx, kData.data(), kData.size()), 1);
+      EVP_MAC_CTX* copy = EVP_MAC_CTX_dup(ctx);
+      EXPECT_EQ(EVP_MAC_final(copy, out.data(), &n, out.size()), 1);
+      out.resize(n);
+      results[i++] = out;
+      EVP_MAC_CTX_free(copy);
+      EVP_MAC_CTX_free(ctx);
+      EVP_MAC_free(mac);
+    }
+    EXPECT_EQ(results[0], results[1]) << digest;
+  }
+}
+
+// No digest, or a key given as a NULL parameter: refused, as OpenSSL does.
+TEST_F(Contract, HmacWithoutDigestOrWithANullKeyIsRefused) {
+  for (int i = 0; i < 2; ++i) {
+    EVP_MAC* mac = EVP_MAC_fetch(i == 0 ? ours_->ctx : theirs_->ctx, "HMAC",
+                                 i == 0 ? "provider=cryptoaccel" : nullptr);
+    ASSERT_NE(mac, nullptr);
+    EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(mac);
+    EXPECT_EQ(EVP_MAC_init(ctx, kKey32.data(), 16, nullptr), 0) << (i == 0 ? "ours" : "theirs");
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>("SHA256"), 0),
+        OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, nullptr, 0), OSSL_PARAM_END};
+    EXPECT_EQ(EVP_MAC_CTX_set_params(ctx, params), 0) << (i == 0 ? "ours" : "theirs");
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+    ERR_clear_error();
+  }
+}
+
+}  // namespace
