@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the application tests (docs/testing.md, "The real programs"):
 # the provider enabled system-wide through OPENSSL_CONF, as a user enables it,
 # and servers that live and die with the test.
@@ -17,6 +18,7 @@
 # shellcheck source=../provider/provider-env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../provider/provider-env.sh"
 
+# shellcheck disable=SC2034  # used by the scripts that source this file
 APPS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Debian's interpreter: the one whose python3-cryptography uses the system
