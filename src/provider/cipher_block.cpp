@@ -1,8 +1,9 @@
-// ECB, CBC, CTR and XTS ciphers (AES, DES, 3DES): EVP's update/final
-// contract on top of a streaming CipherSession. ECB and CBC buffer partial
-// blocks and apply PKCS#7 padding unless it is turned off; CBC also serves
-// libssl's TLS records (tls_cbc.hpp). CTR keeps OpenSSL's `num`; XTS takes
-// one data unit per update, as OpenSSL's does.
+// ECB, CBC, CTR and XTS ciphers (AES, DES, 3DES) and ChaCha20: EVP's
+// update/final contract on top of a streaming CipherSession. ECB and CBC
+// buffer partial blocks and apply PKCS#7 padding unless it is turned off; CBC
+// also serves libssl's TLS records (tls_cbc.hpp). CTR keeps OpenSSL's `num`
+// (ChaCha20 counts it too, but, like OpenSSL's, takes none); XTS takes one
+// data unit per update, as OpenSSL's does.
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
@@ -24,15 +25,6 @@ namespace cryptoaccel::provider {
 namespace {
 
 constexpr std::size_t kMaxBlock = 16;
-
-// Adds `blocks` to a big-endian 128-bit counter, as AES-CTR does.
-void add_to_counter(std::array<std::uint8_t, 16>& counter, std::uint64_t blocks) {
-  for (std::size_t i = counter.size(); i-- > 0 && blocks != 0;) {
-    const std::uint64_t sum = counter[i] + (blocks & 0xff);
-    counter[i] = static_cast<std::uint8_t>(sum);
-    blocks = (blocks >> 8) + (sum >> 8);
-  }
-}
 
 CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
   const SessionOptions& options = pc.options(a.id);
@@ -109,11 +101,12 @@ class BlockCipherCtx {
       return not_initialised();
     switch (alg_.mode) {
       case CipherMode::ctr:
+      case CipherMode::chacha20:
         if (outsz < inl) [[unlikely]]
           return too_small(inl, outsz);
         session_->update({in, inl}, {out, inl});
-        add_to_counter(chain_, (num_ + inl) / 16);
-        num_ = (num_ + inl) % 16;
+        advance_counter(alg_, chain_, (num_ + inl) / alg_.block_size);
+        num_ = (num_ + inl) % alg_.block_size;
         *outl = inl;
         return 1;
       case CipherMode::xts:
@@ -247,14 +240,14 @@ class BlockCipherCtx {
 
  private:
   // (Re)starts the session's stream at chain_, `skip` bytes into the
-  // current CTR block.
+  // current CTR or ChaCha20 block.
   void restart(std::size_t skip) {
     if (alg_.mode == CipherMode::xts) return;
     session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
                     {chain_.data(), alg_.iv_size});
     started_ = true;
     if (skip != 0) {
-      std::array<std::uint8_t, 16> scratch{};
+      std::array<std::uint8_t, 64> scratch{};  // up to a ChaCha20 block
       session_->update({scratch.data(), skip}, {scratch.data(), skip});
       secure_wipe(scratch.data(), scratch.size());
     }
@@ -395,8 +388,8 @@ class BlockCipherCtx {
   bool padding_ = true;
   bool started_ = false;
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
-  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR: the current counter block
-  std::size_t num_ = 0;                   // CTR: bytes used of the current keystream block
+  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
+  std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block
   std::array<std::uint8_t, 2 * kMaxBlock> buf_{};
   std::size_t buf_len_ = 0;
   unsigned tls_version_ = 0;

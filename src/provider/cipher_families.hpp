@@ -7,7 +7,7 @@
 
 namespace cryptoaccel::provider {
 
-const OSSL_DISPATCH* block_cipher_functions(AlgorithmId id);  // ECB, CBC, CTR, XTS, DES
+const OSSL_DISPATCH* block_cipher_functions(AlgorithmId id);  // ECB, CBC, CTR, XTS, DES, ChaCha20
 const OSSL_DISPATCH* aead_functions(AlgorithmId id);          // GCM, ChaCha20-Poly1305
 const OSSL_DISPATCH* digest_functions(AlgorithmId id);
 const OSSL_DISPATCH* hmac_functions();  // one EVP_MAC "HMAC" for every digest
