@@ -327,6 +327,34 @@ TEST_F(Evp, ChaCha20BehavesAsTheDefaultProvider) {
   }
 }
 
+// OpenSSH's chacha20-poly1305@openssh.com: keyed once, then per packet a
+// new IV (counter || sequence number) without the key and EVP_Cipher() over
+// the length field and the payload.
+TEST_F(Evp, ChaCha20ServesOpenSshsCallingPattern) {
+  CipherPtr mine(ours("ChaCha20"), &EVP_CIPHER_free), ref(theirs("ChaCha20"), &EVP_CIPHER_free);
+  const Bytes key = random_bytes(32);
+  Bytes results[2];
+  for (int which = 0; which < 2; ++which) {
+    auto ctx = new_ctx();
+    ASSERT_EQ(EVP_CipherInit_ex2(ctx.get(), which ? mine.get() : ref.get(), key.data(), nullptr, 1,
+                                 nullptr),
+              1);
+    for (std::uint8_t seq = 0; seq < 3; ++seq) {
+      for (std::uint8_t counter : {0, 1}) {
+        const std::uint8_t iv[16] = {counter, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, seq};
+        ASSERT_EQ(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv, 1, nullptr), 1);
+        const Bytes in = random_bytes(counter == 0 ? 4 : 77);
+        Bytes out(in.size());
+        ASSERT_GE(EVP_Cipher(ctx.get(), out.data(), in.data(), static_cast<unsigned>(in.size())), 0)
+            << openssl_errors();
+        // The same plaintext for both providers: XOR the keystream back out.
+        for (std::size_t i = 0; i < in.size(); ++i) results[which].push_back(out[i] ^ in[i]);
+      }
+    }
+  }
+  EXPECT_EQ(results[1], results[0]);
+}
+
 // Bad lengths fail with a readable reason and nothing else happens.
 TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
   const Bytes key = random_bytes(64), iv = random_bytes(16);
