@@ -12,7 +12,7 @@ namespace cryptoaccel {
 
 enum class AlgorithmKind : std::uint8_t { cipher, aead, digest, mac };
 
-enum class CipherMode : std::uint8_t { none, ecb, cbc, ctr, xts, gcm, chacha20_poly1305 };
+enum class CipherMode : std::uint8_t { none, ecb, cbc, ctr, xts, gcm, chacha20, chacha20_poly1305 };
 
 // Dense ids: usable as array indexes. `count` is not an algorithm.
 enum class AlgorithmId : std::uint8_t {
@@ -30,6 +30,7 @@ enum class AlgorithmId : std::uint8_t {
   aes_128_gcm,
   aes_192_gcm,
   aes_256_gcm,
+  chacha20,
   chacha20_poly1305,
   des_cbc,
   des_ede3_cbc,
@@ -92,6 +93,13 @@ const Algorithm* find_algorithm(std::string_view name) noexcept;
 
 // As find_algorithm, but throws NotFound naming the algorithm.
 const Algorithm& algorithm_or_throw(std::string_view name);
+
+// Moves the IV of a keystream cipher (CTR, ChaCha20) on by `blocks`
+// keystream blocks (block_size bytes each), as OpenSSL counts: CTR adds to
+// a big-endian 128-bit counter; ChaCha20 to the little-endian block counter
+// in bytes 0-3, carrying into bytes 4-7 (RFC 8439 allows no wrap; OpenSSL
+// and therefore this library carry). Other modes: does nothing.
+void advance_counter(const Algorithm& a, std::span<std::uint8_t> iv, std::uint64_t blocks) noexcept;
 
 std::string_view to_string(AlgorithmKind kind) noexcept;
 std::string_view to_string(CipherMode mode) noexcept;

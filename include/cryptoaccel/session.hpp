@@ -58,7 +58,7 @@ class Session {
 
 enum class Direction : std::uint8_t { encrypt, decrypt };
 
-// ECB, CBC, CTR, XTS and DES ciphers, without padding.
+// ECB, CBC, CTR, XTS, DES and ChaCha20 ciphers, without padding.
 class CipherSession : public Session {
  public:
   CipherSession(std::string_view algorithm, Bytes key, const SessionOptions& options = {});
@@ -71,17 +71,18 @@ class CipherSession : public Session {
   std::vector<std::uint8_t> encrypt(Bytes iv, Bytes in);
   std::vector<std::uint8_t> decrypt(Bytes iv, Bytes in);
 
-  // Streaming (ECB, CBC, CTR): begin() sets direction and IV; each update()
-  // continues exactly where the previous one ended (CBC chains the last
-  // block, CTR keeps its counter and position inside a block). ECB/CBC
-  // updates are whole blocks. Not available for XTS (one data unit a call).
+  // Streaming (ECB, CBC, CTR, ChaCha20): begin() sets direction and IV; each
+  // update() continues exactly where the previous one ended (CBC chains the
+  // last block, CTR and ChaCha20 keep their counter and position inside a
+  // keystream block). ECB/CBC updates are whole blocks. Not available for
+  // XTS (one data unit a call).
   void begin(Direction direction, Bytes iv);
   void update(Bytes in, MutableBytes out);
 
  private:
   void run(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues = false);
   void submit(Direction direction, Bytes iv, Bytes in, MutableBytes out, bool continues);
-  void update_ctr(Bytes in, MutableBytes out, bool continues);
+  void update_keystream(Bytes in, MutableBytes out, bool continues);
   Direction stream_direction_ = Direction::encrypt;
   bool streaming_ = false;
   // The driver's state after the stream's last request equals a fresh start
@@ -89,7 +90,7 @@ class CipherSession : public Session {
   // every other request of this session clears it.
   bool stream_chained_ = false;
   std::array<std::uint8_t, 16> stream_iv_{};  // the next IV or counter block
-  std::size_t stream_offset_ = 0;             // CTR: bytes already used of the current block
+  std::size_t stream_offset_ = 0;             // CTR, ChaCha20: bytes used of the current block
 };
 
 // AES-GCM and ChaCha20-Poly1305.

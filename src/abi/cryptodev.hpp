@@ -137,7 +137,7 @@ struct AbiIds {
   std::uint32_t mac = 0;
 };
 
-// Null for algorithms the ABI has no id for (ChaCha20-Poly1305).
+// Null for algorithms the ABI has no id for (ChaCha20, ChaCha20-Poly1305).
 std::optional<AbiIds> ids_of(AlgorithmId id) noexcept;
 
 // Our algorithm for a session request: the cipher id with its key length, or

@@ -69,6 +69,10 @@ constexpr std::array<Algorithm, kAlgorithmCount> kTable{{
     gcm(A::aes_128_gcm, "aes-128-gcm", "AES-128-GCM", 16),
     gcm(A::aes_192_gcm, "aes-192-gcm", "AES-192-GCM", 24),
     gcm(A::aes_256_gcm, "aes-256-gcm", "AES-256-GCM", 32),
+    // The IV is OpenSSL's and the kernel's: a 4-byte little-endian block
+    // counter, then RFC 8439's 12-byte nonce. block_size is the keystream
+    // block, for counting; EVP sees a stream cipher (block size 1).
+    cipher(A::chacha20, "chacha20", "ChaCha20", M::chacha20, 32, 16, 64, 1, 0),
     Algorithm{A::chacha20_poly1305,
               "chacha20-poly1305",
               "ChaCha20-Poly1305",
@@ -171,6 +175,23 @@ const Algorithm& algorithm_or_throw(std::string_view name) {
                  "' (`cryptoaccel list` shows the algorithms)");
 }
 
+void advance_counter(const Algorithm& a, std::span<std::uint8_t> iv,
+                     std::uint64_t blocks) noexcept {
+  if (a.mode == M::ctr) {
+    for (std::size_t i = iv.size(); i-- > 0 && blocks != 0;) {
+      const std::uint64_t sum = iv[i] + (blocks & 0xff);
+      iv[i] = static_cast<std::uint8_t>(sum);
+      blocks = (blocks >> 8) + (sum >> 8);
+    }
+  } else if (a.mode == M::chacha20 && iv.size() >= 8) {
+    for (std::size_t i = 0; i < 8 && blocks != 0; ++i) {
+      const std::uint64_t sum = iv[i] + (blocks & 0xff);
+      iv[i] = static_cast<std::uint8_t>(sum);
+      blocks = (blocks >> 8) + (sum >> 8);
+    }
+  }
+}
+
 std::string_view to_string(AlgorithmKind kind) noexcept {
   switch (kind) {
     case K::cipher:
@@ -199,6 +220,8 @@ std::string_view to_string(CipherMode mode) noexcept {
       return "xts";
     case M::gcm:
       return "gcm";
+    case M::chacha20:
+      return "chacha20";
     case M::chacha20_poly1305:
       return "chacha20-poly1305";
   }

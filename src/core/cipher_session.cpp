@@ -9,19 +9,15 @@
 namespace cryptoaccel {
 namespace {
 
-constexpr std::size_t kCtrBlock = 16;
+// The largest keystream block (ChaCha20's); AES-CTR's is 16 bytes.
+constexpr std::size_t kMaxKeystreamBlock = 64;
 
 std::string prefix(const Algorithm& a) {
   return std::string(a.name) + ": ";
 }
 
-// Adds `blocks` to a big-endian 128-bit counter, as OpenSSL and the kernel do.
-void add_to_counter(std::span<std::uint8_t> counter, std::uint64_t blocks) {
-  for (std::size_t i = counter.size(); i-- > 0 && blocks != 0;) {
-    const std::uint64_t sum = counter[i] + (blocks & 0xff);
-    counter[i] = static_cast<std::uint8_t>(sum);
-    blocks = (blocks >> 8) + (sum >> 8);
-  }
+bool keystream_mode(CipherMode mode) {
+  return mode == CipherMode::ctr || mode == CipherMode::chacha20;
 }
 
 // A DES (8) or AES (16) block: fixed-size copies compile to a few moves.
@@ -84,6 +80,24 @@ void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes ou
   if (in.size() < a.min_input)
     throw InvalidLength(prefix(a) + "input must be at least " + std::to_string(a.min_input) +
                         " bytes, not " + std::to_string(in.size()));
+  if (a.mode == CipherMode::chacha20) [[unlikely]] {
+    // RFC 8439's block counter is 32 bits and drivers part where it would
+    // wrap: the kernel wraps it, OpenSSL carries into the nonce. A request
+    // that crosses the wrap is cut there, so every driver gives OpenSSL's
+    // answer.
+    const std::uint64_t counter = std::uint64_t{iv[0]} | std::uint64_t{iv[1]} << 8 |
+                                  std::uint64_t{iv[2]} << 16 | std::uint64_t{iv[3]} << 24;
+    const std::uint64_t to_wrap = ((std::uint64_t{1} << 32) - counter) * a.block_size;
+    if (in.size() > to_wrap) {
+      const auto first = static_cast<std::size_t>(to_wrap);
+      submit(direction, iv, in.first(first), out.first(first), continues);
+      std::array<std::uint8_t, 16> next{};
+      std::copy(iv.begin(), iv.end(), next.begin());
+      advance_counter(a, next, to_wrap / a.block_size);
+      submit(direction, {next.data(), iv.size()}, in.subspan(first), out.subspan(first), false);
+      return;
+    }
+  }
   submit(direction, iv, in, out, continues);
 }
 
@@ -144,8 +158,8 @@ void CipherSession::update(Bytes in, MutableBytes out) {
       submit(stream_direction_, iv, in, out, continues);
       copy_block(stream_iv_.data(), next.data(), block);
     }
-  } else if (a.mode == CipherMode::ctr) {
-    update_ctr(in, out, continues);
+  } else if (keystream_mode(a.mode)) {
+    update_keystream(in, out, continues);
     if (stream_offset_ != 0) return;  // the driver's counter is mid-block
   } else {                            // ECB: no chaining
     run(stream_direction_, iv, in, out);
@@ -153,22 +167,26 @@ void CipherSession::update(Bytes in, MutableBytes out) {
   stream_chained_ = true;
 }
 
-void CipherSession::update_ctr(Bytes in, MutableBytes out, bool continues) {
-  const Bytes iv(stream_iv_.data(), stream_iv_.size());
+// CTR and ChaCha20: the IV is a counter of keystream blocks, so a stream
+// continues from any byte by its counter and the offset inside its block.
+void CipherSession::update_keystream(Bytes in, MutableBytes out, bool continues) {
+  const Algorithm& a = algorithm();
+  const std::size_t block_size = a.block_size;
+  const Bytes iv(stream_iv_.data(), a.iv_size);
   std::size_t done = 0;
   if (stream_offset_ != 0) {
     // Finish the partly used keystream block first, by running the whole
     // counter block over the input placed at its offset.
-    std::array<std::uint8_t, kCtrBlock> block{};
-    const std::size_t take = std::min(in.size(), kCtrBlock - stream_offset_);
+    std::array<std::uint8_t, kMaxKeystreamBlock> block{};
+    const std::size_t take = std::min(in.size(), block_size - stream_offset_);
     std::memcpy(block.data() + stream_offset_, in.data(), take);
-    run(stream_direction_, iv, block, block);
+    run(stream_direction_, iv, {block.data(), block_size}, {block.data(), block_size});
     std::memcpy(out.data(), block.data() + stream_offset_, take);
     secure_wipe(block.data(), block.size());
     done = take;
     stream_offset_ += take;
-    if (stream_offset_ == kCtrBlock) {
-      add_to_counter(stream_iv_, 1);
+    if (stream_offset_ == block_size) {
+      advance_counter(a, stream_iv_, 1);
       stream_offset_ = 0;
     }
   }
@@ -176,8 +194,8 @@ void CipherSession::update_ctr(Bytes in, MutableBytes out, bool continues) {
   if (rest == 0) return;
   // Only a request that starts where the driver's chain stopped continues it.
   run(stream_direction_, iv, in.subspan(done), out.subspan(done, rest), continues && done == 0);
-  add_to_counter(stream_iv_, rest / kCtrBlock);
-  stream_offset_ = rest % kCtrBlock;
+  advance_counter(a, stream_iv_, rest / block_size);
+  stream_offset_ = rest % block_size;
 }
 
 }  // namespace cryptoaccel

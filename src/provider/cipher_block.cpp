@@ -1,8 +1,9 @@
-// ECB, CBC, CTR and XTS ciphers (AES, DES, 3DES): EVP's update/final
-// contract on top of a streaming CipherSession. ECB and CBC buffer partial
-// blocks and apply PKCS#7 padding unless it is turned off; CBC also serves
-// libssl's TLS records (tls_cbc.hpp). CTR keeps OpenSSL's `num`; XTS takes
-// one data unit per update, as OpenSSL's does.
+// ECB, CBC, CTR and XTS ciphers (AES, DES, 3DES) and ChaCha20: EVP's
+// update/final contract on top of a streaming CipherSession. ECB and CBC
+// buffer partial blocks and apply PKCS#7 padding unless it is turned off; CBC
+// also serves libssl's TLS records (tls_cbc.hpp). CTR keeps OpenSSL's `num`
+// (ChaCha20 counts it too, but, like OpenSSL's, takes none); XTS takes one
+// data unit per update, as OpenSSL's does.
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
@@ -24,15 +25,6 @@ namespace cryptoaccel::provider {
 namespace {
 
 constexpr std::size_t kMaxBlock = 16;
-
-// Adds `blocks` to a big-endian 128-bit counter, as AES-CTR does.
-void add_to_counter(std::array<std::uint8_t, 16>& counter, std::uint64_t blocks) {
-  for (std::size_t i = counter.size(); i-- > 0 && blocks != 0;) {
-    const std::uint64_t sum = counter[i] + (blocks & 0xff);
-    counter[i] = static_cast<std::uint8_t>(sum);
-    blocks = (blocks >> 8) + (sum >> 8);
-  }
-}
 
 CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
   const SessionOptions& options = pc.options(a.id);
@@ -78,11 +70,17 @@ class BlockCipherCtx {
   // As OpenSSL's generic ciphers: a NULL key keeps the key, a NULL IV keeps
   // the running state except that CBC goes back to the IV last given (as
   // 1.1.1 did) and CTR continues its counter from the next whole block.
+  // ChaCha20 continues exactly where it stood, or from the next whole
+  // block when only the key changes.
   int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
            std::size_t ivlen, const OSSL_PARAM params[]) {
     encrypt_ = encrypt;
-    if (alg_.mode == CipherMode::ctr && num_ != 0) add_to_counter(chain_, 1);
-    num_ = 0;
+    const bool chacha = alg_.mode == CipherMode::chacha20;
+    if (keystream() && num_ != 0 && (!chacha || key != nullptr)) {
+      advance_counter(alg_, chain_, 1);
+      num_ = 0;
+    }
+    if (!chacha) num_ = 0;
     buf_len_ = 0;
     started_ = false;
     if (iv != nullptr && alg_.iv_size != 0) {
@@ -127,7 +125,7 @@ class BlockCipherCtx {
     if (n != 0) {
       if (alg_.mode == CipherMode::ctr) {
         session_->update({in, n}, {out, n});
-        advance_counter(n);
+        advance_stream(n);
       } else {
         run(in, out, n);
       }
@@ -142,10 +140,11 @@ class BlockCipherCtx {
       return not_initialised();
     switch (alg_.mode) {
       case CipherMode::ctr:
+      case CipherMode::chacha20:
         if (outsz < inl) [[unlikely]]
           return too_small(inl, outsz);
         session_->update({in, inl}, {out, inl});
-        advance_counter(inl);
+        advance_stream(inl);
         *outl = inl;
         return 1;
       case CipherMode::xts:
@@ -215,6 +214,7 @@ class BlockCipherCtx {
   }
 
   int get_params(OSSL_PARAM params[]) {
+    if (alg_.mode == CipherMode::chacha20) return chacha20_get_params(params);
     OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
         !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
@@ -233,7 +233,7 @@ class BlockCipherCtx {
       return bad_param(p);
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
       std::array<std::uint8_t, 16> updated = chain_;
-      if (alg_.mode == CipherMode::ctr && num_ != 0) add_to_counter(updated, 1);
+      if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated, 1);
       if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
@@ -245,6 +245,7 @@ class BlockCipherCtx {
 
   int set_params(const OSSL_PARAM params[]) {
     if (params == nullptr) return 1;
+    if (alg_.mode == CipherMode::chacha20) return chacha20_set_params(params);
     const OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
       unsigned v = 0;
@@ -282,7 +283,7 @@ class BlockCipherCtx {
       }
       if (alg_.mode == CipherMode::ctr) {
         // Only 0 gets here: the stream moves on to the next whole block.
-        if (num_ != 0) add_to_counter(chain_, 1);
+        if (num_ != 0) advance_counter(alg_, chain_, 1);
         if (session_) restart(0);
       }
       num_ = v;
@@ -291,23 +292,54 @@ class BlockCipherCtx {
   }
 
  private:
-  // CTR: chain_ is the counter block that holds the stream's position and
-  // num_ the bytes used of it; OpenSSL's "updated-iv" is the next block to
-  // generate, chain_ + 1 when num_ is not 0.
-  void advance_counter(std::size_t n) {
-    add_to_counter(chain_, (num_ + n) / 16);
-    num_ = (num_ + n) % 16;
+  // OpenSSL's ChaCha20 answers only the key and IV lengths, and takes only
+  // those, at their one value each.
+  int chacha20_get_params(OSSL_PARAM params[]) const {
+    OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+        !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+      return bad_param(p);
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+        !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
+      return bad_param(p);
+    return 1;
+  }
+  int chacha20_set_params(const OSSL_PARAM params[]) const {
+    for (const char* name : {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN}) {
+      const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
+      if (p == nullptr) continue;
+      std::size_t v = 0;
+      if (!read_size(pc_, p, v)) return 0;
+      const bool key = std::string_view(name) == OSSL_CIPHER_PARAM_KEYLEN;
+      if (v != (key ? alg_.key_size.min : alg_.iv_size)) {
+        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: chacha20: %s must be %zu",
+                          name, key ? alg_.key_size.min : alg_.iv_size);
+        return 0;
+      }
+    }
+    return 1;
+  }
+
+  // CTR and ChaCha20: chain_ is the counter block that holds the stream's
+  // position and num_ the bytes used of it; OpenSSL's CTR "updated-iv" is
+  // the next block to generate, chain_ + 1 when num_ is not 0.
+  bool keystream() const noexcept {
+    return alg_.mode == CipherMode::ctr || alg_.mode == CipherMode::chacha20;
+  }
+  void advance_stream(std::size_t n) {
+    advance_counter(alg_, chain_, (num_ + n) / alg_.block_size);
+    num_ = (num_ + n) % alg_.block_size;
   }
 
   // (Re)starts the session's stream at chain_, `skip` bytes into the
-  // current CTR block.
+  // current CTR or ChaCha20 block.
   void restart(std::size_t skip) {
     if (alg_.mode == CipherMode::xts) return;
     session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
                     {chain_.data(), alg_.iv_size});
     started_ = true;
-    if (skip != 0 && alg_.mode == CipherMode::ctr) {
-      std::array<std::uint8_t, 16> scratch{};
+    if (skip != 0 && keystream()) {
+      std::array<std::uint8_t, 64> scratch{};  // up to a ChaCha20 block
       session_->update({scratch.data(), skip}, {scratch.data(), skip});
       secure_wipe(scratch.data(), scratch.size());
     }
@@ -449,8 +481,8 @@ class BlockCipherCtx {
   bool started_ = false;
   bool iv_set_ = false;
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
-  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR: the current counter block
-  std::size_t num_ = 0;                   // CTR: bytes used of the current keystream block
+  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
+  std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block
   std::array<std::uint8_t, 2 * kMaxBlock> buf_{};
   std::size_t buf_len_ = 0;
   unsigned tls_version_ = 0;

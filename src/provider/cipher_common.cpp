@@ -23,7 +23,7 @@ unsigned openssl_mode(const Algorithm& a) noexcept {
     case CipherMode::gcm:
       return EVP_CIPH_GCM_MODE;
     default:
-      return EVP_CIPH_STREAM_CIPHER;  // ChaCha20-Poly1305, as OpenSSL declares it
+      return EVP_CIPH_STREAM_CIPHER;  // ChaCha20 and ChaCha20-Poly1305, as OpenSSL declares them
   }
 }
 
@@ -34,8 +34,8 @@ std::size_t openssl_block_size(const Algorithm& a) noexcept {
 
 int cipher_get_params(const Algorithm& a, OSSL_PARAM params[]) noexcept {
   const bool aead = a.kind == AlgorithmKind::aead;
-  // OpenSSL's GCM, ChaCha20-Poly1305 and XTS manage their IVs themselves.
-  const bool custom_iv = aead || a.mode == CipherMode::xts;
+  // OpenSSL's GCM, ChaCha20-Poly1305, XTS and ChaCha20 manage their IVs themselves.
+  const bool custom_iv = aead || a.mode == CipherMode::xts || a.mode == CipherMode::chacha20;
   const bool randkey = a.id == AlgorithmId::des_ede3_cbc || a.id == AlgorithmId::des_cbc;
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) &&

@@ -7,7 +7,7 @@
 
 namespace cryptoaccel::provider {
 
-const OSSL_DISPATCH* block_cipher_functions(AlgorithmId id);  // ECB, CBC, CTR, XTS, DES
+const OSSL_DISPATCH* block_cipher_functions(AlgorithmId id);  // ECB, CBC, CTR, XTS, DES, ChaCha20
 const OSSL_DISPATCH* gcm_functions(AlgorithmId id);           // AES-GCM
 const OSSL_DISPATCH* chacha20_poly1305_functions();
 const OSSL_DISPATCH* digest_functions(AlgorithmId id);

@@ -22,6 +22,7 @@ constexpr std::array<const char*, kAlgorithmCount> kNames{{
     "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6",
     "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26",
     "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46",
+    "ChaCha20",
     "ChaCha20-Poly1305",
     "DES-CBC:DES:1.3.14.3.2.7",
     "DES-EDE3-CBC:DES3:1.2.840.113549.3.7",

@@ -24,14 +24,19 @@ std::string mismatch(std::string_view what, std::span<const std::uint8_t> got,
   return std::string(what) + ": got " + to_hex(got) + ", expected " + to_hex(expected);
 }
 
+bool keystream(const Algorithm& a) {
+  return a.mode == CipherMode::ctr || a.mode == CipherMode::chacha20;
+}
+
 // Where a streamed input is cut. ECB/CBC updates must be whole blocks: one
-// cut halfway, on a block boundary. CTR may stop anywhere: the first cut is
-// odd (never on a block boundary) and the second three bytes later, which for
-// the RFC 3686 lengths (32, 36) is still inside the same keystream block; so
-// "continue inside a partial block" and "finish a partial block, then whole
-// blocks" both run.
+// cut halfway, on a block boundary. CTR and ChaCha20 may stop anywhere: the
+// first cut is odd (never on a block boundary) and the second three bytes
+// later, mostly still inside the same keystream block (RFC 3686's 32 and 36
+// bytes, RFC 8439's 64 and 375; its 127 crosses into the next); so "continue
+// inside a partial block" and "finish a partial block, then whole blocks"
+// both run.
 std::vector<std::size_t> stream_cuts(const Algorithm& a, std::size_t size) {
-  if (a.mode == CipherMode::ctr) {
+  if (keystream(a)) {
     const std::size_t first = (size / 2) | 1;
     return {first, std::min(size, first + 3)};
   }
@@ -39,8 +44,8 @@ std::vector<std::size_t> stream_cuts(const Algorithm& a, std::size_t size) {
 }
 
 bool streams(const Algorithm& a, std::size_t size) {
-  const bool mode =
-      a.mode == CipherMode::ecb || a.mode == CipherMode::cbc || a.mode == CipherMode::ctr;
+  if (keystream(a)) return size > 4;  // room for both cuts
+  const bool mode = a.mode == CipherMode::ecb || a.mode == CipherMode::cbc;
   return mode && size > a.block_size;
 }
 

@@ -20,6 +20,7 @@ enum class Family : std::uint8_t {
   gcm_encrypt,   // gcmEncryptExtIV: Key, IV, PT, AAD, CT, Tag
   gcm_decrypt,   // gcmDecrypt: Key, IV, CT, AAD, Tag, then PT or FAIL
   chacha,        // OpenSSL's and BoringSSL's spellings of key, nonce, AD, in, out, tag
+  chacha20,      // RFC 7539 A.2: KEY, NONCE, INITIAL_BLOCK_COUNTER, PLAINTEXT, CIPHERTEXT
   tdes,          // TCBC: KEY1..3 or KEYs, IV, PLAINTEXT, CIPHERTEXT
   message,       // Len (bits), [Key,] Msg, MD: SHAVS, RFC 1321, RFC 2202/4231
   monte,         // SHAVS Monte: Seed, then COUNT/MD checkpoints
@@ -83,6 +84,8 @@ std::vector<Source> sources(AlgorithmId id) {
     case A::aes_256_gcm:
       return {{"ciphers/AES/GCM/gcmEncryptExtIV" + bits_of(id) + ".rsp", Family::gcm_encrypt},
               {"ciphers/AES/GCM/gcmDecrypt" + bits_of(id) + ".rsp", Family::gcm_decrypt}};
+    case A::chacha20:
+      return {{"ciphers/ChaCha20/rfc7539.txt", Family::chacha20}};
     case A::chacha20_poly1305:
       return {{"ciphers/ChaCha20Poly1305/openssl.txt", Family::chacha},
               {"ciphers/ChaCha20Poly1305/boringssl.txt", Family::chacha}};
@@ -144,6 +147,9 @@ class FileLoader {
           break;
         case Family::chacha:
           chacha(r);
+          break;
+        case Family::chacha20:
+          chacha20(r);
           break;
         case Family::tdes:
           tdes(r);
@@ -307,6 +313,28 @@ class FileLoader {
     KatVector open = v;
     add_cipher(std::move(v), Direction::encrypt, pt, ct);
     add_cipher(std::move(open), Direction::decrypt, std::move(pt), std::move(ct));
+  }
+
+  // The IV is OpenSSL's and the kernel's 16 bytes: the block counter as a
+  // little-endian 32-bit word, then the 12-byte nonce.
+  void chacha20(const RspRecord& r) {
+    KatVector v = base(r, VectorKind::cipher);
+    ByteVector nonce, pt, ct;
+    std::size_t counter = 0;
+    if (!bytes(r, {"KEY"}, v.key) || !bytes(r, {"NONCE"}, nonce) ||
+        !number(r, "INITIAL_BLOCK_COUNTER", counter) || !bytes(r, {"PLAINTEXT"}, pt) ||
+        !bytes(r, {"CIPHERTEXT"}, ct))
+      return;
+    if (nonce.size() != 12) return error(r, "NONCE must be 12 bytes");
+    if (counter > 0xffffffff) return error(r, "INITIAL_BLOCK_COUNTER exceeds 32 bits");
+    if (pt.size() != ct.size()) return error(r, "PLAINTEXT and CIPHERTEXT differ in length");
+    for (int shift = 0; shift < 32; shift += 8)
+      v.iv.push_back(static_cast<std::uint8_t>(counter >> shift));
+    v.iv.insert(v.iv.end(), nonce.begin(), nonce.end());
+    // Encryptions only; decryption applies the same keystream: both run.
+    KatVector inverse = v;
+    add_cipher(std::move(v), Direction::encrypt, pt, ct);
+    add_cipher(std::move(inverse), Direction::decrypt, std::move(pt), std::move(ct));
   }
 
   void tdes(const RspRecord& r) {

@@ -10,6 +10,7 @@
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -73,7 +74,7 @@ TEST_F(Evp, TamperedAeadFailsAtFinal) {
 TEST_F(Evp, StreamedCiphersMatchDefaultProvider) {
   std::mt19937 rng(7);
   for (const char* name : {"AES-128-ECB", "AES-192-CBC", "AES-256-CBC", "AES-128-CTR",
-                           "AES-256-CTR", "DES-EDE3-CBC", "DES-CBC"}) {
+                           "AES-256-CTR", "DES-EDE3-CBC", "DES-CBC", "ChaCha20"}) {
     CipherPtr mine(ours(name), &EVP_CIPHER_free), ref(theirs(name), &EVP_CIPHER_free);
     const Bytes key = random_bytes(static_cast<std::size_t>(EVP_CIPHER_get_key_length(ref.get())));
     const Bytes iv = random_bytes(static_cast<std::size_t>(EVP_CIPHER_get_iv_length(ref.get())));
@@ -165,6 +166,68 @@ TEST_F(Evp, CtrNumAndDupctxContinueTheStream) {
   EXPECT_EQ(got, want);
   EXPECT_EQ(Bytes(want.begin() + 5, want.end()), copy);
   EXPECT_EQ(EVP_CIPHER_CTX_get_num(m.get()), 100 % 16);
+}
+
+// What EVP reads from the cipher (mode, flags, lengths) is the default
+// provider's; a copy taken inside a 64-byte block continues the stream, and
+// a block counter that passes 2^32 carries into the nonce as OpenSSL's does.
+TEST_F(Evp, ChaCha20BehavesAsTheDefaultProvider) {
+  CipherPtr mine(ours("ChaCha20"), &EVP_CIPHER_free), ref(theirs("ChaCha20"), &EVP_CIPHER_free);
+  // EVP_CIPH_FLAG_CUSTOM_CIPHER says only that the provider has a one-shot
+  // OSSL_FUNC_CIPHER_CIPHER, which no cipher of ours has yet.
+  const unsigned long mask = ~static_cast<unsigned long>(EVP_CIPH_FLAG_CUSTOM_CIPHER);
+  EXPECT_EQ(EVP_CIPHER_get_flags(mine.get()) & mask, EVP_CIPHER_get_flags(ref.get()) & mask);
+  EXPECT_NE(EVP_CIPHER_get_flags(mine.get()) & EVP_CIPH_CUSTOM_IV, 0u);
+  EXPECT_EQ(EVP_CIPHER_get_mode(mine.get()), EVP_CIPHER_get_mode(ref.get()));
+  EXPECT_EQ(EVP_CIPHER_get_block_size(mine.get()), 1);
+  EXPECT_EQ(EVP_CIPHER_get_iv_length(mine.get()), 16);
+  EXPECT_EQ(EVP_CIPHER_get_key_length(mine.get()), 32);
+  const Bytes key = random_bytes(32), pt = random_bytes(300);
+  Bytes iv = random_bytes(16);
+  for (bool near_wrap : {false, true}) {
+    if (near_wrap) std::fill(iv.begin(), iv.begin() + 4, std::uint8_t{0xff});  // counter 2^32-1
+    Bytes want(300), got(300), copy(290);
+    int len = 0;
+    auto r = new_ctx(), m = new_ctx();
+    ASSERT_EQ(EVP_EncryptInit_ex2(r.get(), ref.get(), key.data(), iv.data(), nullptr), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(r.get(), want.data(), &len, pt.data(), 300), 1);
+    ASSERT_EQ(EVP_EncryptInit_ex2(m.get(), mine.get(), key.data(), iv.data(), nullptr), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(m.get(), got.data(), &len, pt.data(), 10), 1);
+    auto d = new_ctx();
+    ASSERT_EQ(EVP_CIPHER_CTX_copy(d.get(), m.get()), 1) << openssl_errors();
+    ASSERT_EQ(EVP_EncryptUpdate(m.get(), got.data() + 10, &len, pt.data() + 10, 290), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(d.get(), copy.data(), &len, pt.data() + 10, 290), 1);
+    EXPECT_EQ(got, want) << "near_wrap " << near_wrap;
+    EXPECT_EQ(Bytes(want.begin() + 10, want.end()), copy) << "near_wrap " << near_wrap;
+  }
+}
+
+// OpenSSH's chacha20-poly1305@openssh.com: keyed once, then per packet a
+// new IV (counter || sequence number) without the key and EVP_Cipher() over
+// the length field and the payload.
+TEST_F(Evp, ChaCha20ServesOpenSshsCallingPattern) {
+  CipherPtr mine(ours("ChaCha20"), &EVP_CIPHER_free), ref(theirs("ChaCha20"), &EVP_CIPHER_free);
+  const Bytes key = random_bytes(32);
+  Bytes results[2];
+  for (int which = 0; which < 2; ++which) {
+    auto ctx = new_ctx();
+    ASSERT_EQ(EVP_CipherInit_ex2(ctx.get(), which ? mine.get() : ref.get(), key.data(), nullptr, 1,
+                                 nullptr),
+              1);
+    for (std::uint8_t seq = 0; seq < 3; ++seq) {
+      for (std::uint8_t counter : {0, 1}) {
+        const std::uint8_t iv[16] = {counter, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, seq};
+        ASSERT_EQ(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, iv, 1, nullptr), 1);
+        const Bytes in = random_bytes(counter == 0 ? 4 : 77);
+        Bytes out(in.size());
+        ASSERT_GE(EVP_Cipher(ctx.get(), out.data(), in.data(), static_cast<unsigned>(in.size())), 0)
+            << openssl_errors();
+        // The same plaintext for both providers: XOR the keystream back out.
+        for (std::size_t i = 0; i < in.size(); ++i) results[which].push_back(out[i] ^ in[i]);
+      }
+    }
+  }
+  EXPECT_EQ(results[1], results[0]);
 }
 
 // Bad lengths fail with a readable reason and nothing else happens.

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
 
@@ -9,13 +10,14 @@ namespace cryptoaccel {
 namespace {
 
 TEST(AlgorithmTable, CoversTheAlgorithmsOfTheFoundationIssue) {
-  for (const char* name :
-       {"aes-128-ecb", "aes-192-ecb",  "aes-256-ecb", "aes-128-cbc", "aes-192-cbc",
-        "aes-256-cbc", "aes-128-ctr",  "aes-192-ctr", "aes-256-ctr", "aes-128-xts",
-        "aes-256-xts", "aes-128-gcm",  "aes-192-gcm", "aes-256-gcm", "chacha20-poly1305",
-        "des-cbc",     "des-ede3-cbc", "md5",         "sha1",        "sha224",
-        "sha256",      "sha384",       "sha512",      "hmac-md5",    "hmac-sha1",
-        "hmac-sha224", "hmac-sha256",  "hmac-sha384", "hmac-sha512"})
+  for (const char* name : {"aes-128-ecb", "aes-192-ecb",  "aes-256-ecb", "aes-128-cbc",
+                           "aes-192-cbc", "aes-256-cbc",  "aes-128-ctr", "aes-192-ctr",
+                           "aes-256-ctr", "aes-128-xts",  "aes-256-xts", "aes-128-gcm",
+                           "aes-192-gcm", "aes-256-gcm",  "chacha20",    "chacha20-poly1305",
+                           "des-cbc",     "des-ede3-cbc", "md5",         "sha1",
+                           "sha224",      "sha256",       "sha384",      "sha512",
+                           "hmac-md5",    "hmac-sha1",    "hmac-sha224", "hmac-sha256",
+                           "hmac-sha384", "hmac-sha512"})
     EXPECT_NE(find_algorithm(name), nullptr) << name;
   EXPECT_EQ(algorithms().size(), kAlgorithmCount);
 }
@@ -57,6 +59,27 @@ TEST(AlgorithmTable, ShapesAreConsistent) {
   EXPECT_TRUE(algorithm(AlgorithmId::des_cbc).insecure);
   EXPECT_EQ(algorithm(AlgorithmId::aes_256_xts).key_size, (SizeRange{64, 64}));
   EXPECT_EQ(algorithm(AlgorithmId::aes_128_gcm).tag_sizes, (SizeRange{4, 16}));
+  // OpenSSL's 16-byte IV (le32 counter || 96-bit nonce), any input length.
+  const Algorithm& chacha = algorithm(AlgorithmId::chacha20);
+  EXPECT_EQ(chacha.iv_size, 16u);
+  EXPECT_EQ(chacha.key_size, (SizeRange{32, 32}));
+  EXPECT_EQ(chacha.input_multiple, 1u);
+}
+
+TEST(AlgorithmTable, AdvancesCountersAsOpenSslDoes) {
+  // CTR: a big-endian 128-bit counter over the whole IV.
+  std::array<std::uint8_t, 16> ctr{};
+  ctr[15] = 0xff;
+  advance_counter(algorithm(AlgorithmId::aes_128_ctr), ctr, 2);
+  EXPECT_EQ(ctr[14], 1);
+  EXPECT_EQ(ctr[15], 1);
+  // ChaCha20: little-endian in bytes 0-3, carrying into 4-7, never further.
+  std::array<std::uint8_t, 16> chacha{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 9};
+  advance_counter(algorithm(AlgorithmId::chacha20), chacha, 3);
+  EXPECT_EQ(chacha, (std::array<std::uint8_t, 16>{2, 0, 0, 0, 0, 0, 0, 0, 9}));
+  std::array<std::uint8_t, 16> low{0xfe, 0xff, 0xff, 0xff, 7};
+  advance_counter(algorithm(AlgorithmId::chacha20), low, 0x102);
+  EXPECT_EQ(low, (std::array<std::uint8_t, 16>{0x00, 0x01, 0, 0, 8}));
 }
 
 TEST(AlgorithmTable, LooksUpOpenSslNamesAndAliasesIgnoringCase) {
@@ -64,6 +87,7 @@ TEST(AlgorithmTable, LooksUpOpenSslNamesAndAliasesIgnoringCase) {
   EXPECT_EQ(find_algorithm("SHA2-256")->id, AlgorithmId::sha256);
   EXPECT_EQ(find_algorithm("hmac(sha256)")->id, AlgorithmId::hmac_sha256);
   EXPECT_EQ(find_algorithm("ChaCha20-Poly1305")->id, AlgorithmId::chacha20_poly1305);
+  EXPECT_EQ(find_algorithm("ChaCha20")->id, AlgorithmId::chacha20);
   EXPECT_EQ(find_algorithm("des3")->id, AlgorithmId::des_ede3_cbc);
   EXPECT_EQ(find_algorithm("aes-128-cbcx"), nullptr);
   EXPECT_EQ(find_algorithm(""), nullptr);

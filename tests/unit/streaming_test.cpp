@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "test_util.hpp"
@@ -66,7 +68,8 @@ TEST_P(CipherStreaming, AnySplitEqualsOneShot) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, CipherStreaming,
                          testing::Values("aes-128-ecb", "aes-128-cbc", "aes-256-cbc", "aes-128-ctr",
-                                         "aes-192-ctr", "aes-256-ctr", "des-cbc", "des-ede3-cbc"));
+                                         "aes-192-ctr", "aes-256-ctr", "des-cbc", "des-ede3-cbc",
+                                         "chacha20"));
 
 TEST(CtrStreaming, CounterCarriesAcrossAll128Bits) {
   CipherSession s("aes-128-ctr", random_bytes(16));
@@ -80,6 +83,86 @@ TEST(CtrStreaming, CounterCarriesAcrossAll128Bits) {
     s.update(std::span(pt).subspan(at, n), std::span(out).subspan(at, n));
   }
   EXPECT_EQ(out, expected);
+}
+
+// RFC 8439 2.4.2: the "sunscreen" message, key 00..1f, nonce
+// 000000000000004a00000000, block counter 1 (OpenSSL's IV: le32 counter ||
+// nonce). Streamed in odd pieces that stop inside 64-byte blocks and cross
+// their boundaries, it gives the RFC's ciphertext.
+TEST(ChaCha20Streaming, OddSplitsGiveTheRfcCiphertext) {
+  const ByteVector key =
+      test::hex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const ByteVector iv = test::hex("01000000000000000000004a00000000");
+  const std::string text =
+      "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
+      "future, sunscreen would be it.";
+  const ByteVector pt(text.begin(), text.end());
+  const ByteVector want = test::hex(
+      "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62"
+      "b3"
+      "571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7"
+      "7937365af90bbf74a35be6b40b8eedf2785e42874d");
+  CipherSession s("chacha20", key);
+  EXPECT_EQ(s.encrypt(iv, pt), want);
+  for (const std::vector<std::size_t>& pieces :
+       {std::vector<std::size_t>{1, 62, 1, 3, 47}, {63, 2, 49}, {64, 0, 50}, {33, 33, 33, 15}}) {
+    ByteVector out(pt.size());
+    s.begin(Direction::encrypt, iv);
+    std::size_t at = 0;
+    for (std::size_t n : pieces) {
+      s.update(std::span(pt).subspan(at, n), std::span(out).subspan(at, n));
+      at += n;
+    }
+    ASSERT_EQ(at, pt.size());
+    EXPECT_EQ(out, want) << "first piece " << pieces.front();
+  }
+}
+
+// The block counter is 32 bits in RFC 8439; OpenSSL carries into the next
+// word, and so does a stream (and a request cut where the counter wraps).
+TEST(ChaCha20Streaming, CounterCarriesAsOpenSslDoes) {
+  CipherSession s("chacha20", random_bytes(32));
+  const ByteVector iv = test::hex("feffffff0000000000000000000000aa");
+  const ByteVector pt = random_bytes(300);
+  const ByteVector expected = s.encrypt(iv, pt);
+  ByteVector out(pt.size());
+  s.begin(Direction::encrypt, iv);
+  for (std::size_t at = 0; at < pt.size(); at += 37) {
+    const std::size_t n = std::min<std::size_t>(37, pt.size() - at);
+    s.update(std::span(pt).subspan(at, n), std::span(out).subspan(at, n));
+  }
+  EXPECT_EQ(out, expected);
+  // Blocks 2 and 3 of the request are blocks 0 and 1 of counter 2^32, which
+  // OpenSSL writes as counter 0 with 1 carried into the nonce's first word.
+  const ByteVector tail_iv = test::hex("000000000100000000000000000000aa");
+  const ByteVector tail = s.encrypt(tail_iv, std::span(pt).subspan(128));
+  EXPECT_EQ(tail, ByteVector(expected.begin() + 128, expected.end()));
+}
+
+// Every driver that claims ChaCha20 gives soft's (OpenSSL's) bytes over the
+// wrap of the 32-bit counter, in one request and streamed: the kernel's
+// chacha20 wraps the counter, so the session cuts the request there.
+TEST(ChaCha20Streaming, EveryDriverAgreesAcrossTheCounterWrap) {
+  const ByteVector key = random_bytes(32), pt = random_bytes(1000);
+  const ByteVector iv = test::hex("f8ffffff0700000000000000000000bb");
+  const ByteVector expected = CipherSession("chacha20", key, {.driver = "soft"}).encrypt(iv, pt);
+  for (const DriverInfo& d : Framework::global().drivers()) {
+    for (std::size_t i = 0; i < d.capabilities.size() && i < d.self_tests.size(); ++i) {
+      if (d.capabilities[i].algorithm != AlgorithmId::chacha20 || !d.self_tests[i].tested ||
+          !d.self_tests[i].passed)
+        continue;
+      CipherSession s("chacha20", key, {.driver = d.name});
+      EXPECT_EQ(s.encrypt(iv, pt), expected) << d.name;
+      ByteVector out(pt.size());
+      s.begin(Direction::encrypt, iv);
+      for (std::size_t at = 0; at < pt.size(); at += 300) {
+        const std::size_t n = std::min<std::size_t>(300, pt.size() - at);
+        s.update(std::span(pt).subspan(at, n), std::span(out).subspan(at, n));
+      }
+      EXPECT_EQ(out, expected) << d.name << " streamed";
+      EXPECT_EQ(s.last_driver(), d.name);
+    }
+  }
 }
 
 TEST(CipherOneShot, RepeatedCallsWithTheSameIvAgree) {

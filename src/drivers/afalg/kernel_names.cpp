@@ -25,6 +25,8 @@ std::optional<KernelName> kernel_name(AlgorithmId id) noexcept {
     case A::aes_192_gcm:
     case A::aes_256_gcm:
       return KernelName{"gcm(aes)", "", "", S::aead};
+    case A::chacha20:
+      return KernelName{"chacha20", "", "", S::skcipher};
     case A::chacha20_poly1305:
       return KernelName{"rfc7539(chacha20,poly1305)", "", "", S::aead};
     case A::des_cbc:
