@@ -19,6 +19,7 @@
 #include "cipher_families.hpp"
 #include "dispatch.hpp"
 #include "errors.hpp"
+#include "openssl_default.hpp"
 #include "tls_cbc.hpp"
 
 namespace cryptoaccel::provider {
@@ -55,7 +56,11 @@ class BlockCipherCtx {
         buf_len_(other.buf_len_),
         tls_version_(other.tls_version_),
         tls_mac_size_(other.tls_mac_size_) {
-    if (!key_.empty()) {
+    if (other.openssl_xts_) {
+      openssl_xts_.reset(EVP_CIPHER_CTX_new());
+      if (!openssl_xts_ || EVP_CIPHER_CTX_copy(openssl_xts_.get(), other.openssl_xts_.get()) != 1)
+        throw DriverFailure("cannot copy OpenSSL's XTS context");
+    } else if (!key_.empty()) {
       session_.emplace(open_cipher(*pc_, alg_, key_.span()));
       if (other.started_) restart(num_);
     }
@@ -70,17 +75,14 @@ class BlockCipherCtx {
   // As OpenSSL's generic ciphers: a NULL key keeps the key, a NULL IV keeps
   // the running state except that CBC goes back to the IV last given (as
   // 1.1.1 did) and CTR continues its counter from the next whole block.
-  // ChaCha20 continues exactly where it stood, or from the next whole
-  // block when only the key changes.
+  // ChaCha20 continues exactly where it stood, or, as OpenSSL's does, from
+  // the start of the current block when only the key changes.
   int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
            std::size_t ivlen, const OSSL_PARAM params[]) {
     encrypt_ = encrypt;
     const bool chacha = alg_.mode == CipherMode::chacha20;
-    if (keystream() && num_ != 0 && (!chacha || key != nullptr)) {
-      advance_counter(alg_, chain_, 1);
-      num_ = 0;
-    }
-    if (!chacha) num_ = 0;
+    if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, chain_, 1);
+    if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
     buf_len_ = 0;
     started_ = false;
     if (iv != nullptr && alg_.iv_size != 0) {
@@ -96,9 +98,12 @@ class BlockCipherCtx {
     if (key != nullptr) {
       check_key_length(alg_, keylen);
       const Bytes k(key, keylen);
-      // Re-keying with the same key (speed's GCM loop, libssl) keeps the
-      // session and its key schedule.
-      if (!session_ || !key_.equals(k)) {
+      if (alg_.mode == CipherMode::xts && !encrypt && halves_equal(k)) {
+        open_openssl_xts(k);
+      } else if (!session_ || !key_.equals(k)) {
+        // Re-keying with the same key (speed's GCM loop, libssl) keeps the
+        // session and its key schedule.
+        openssl_xts_.reset();
         session_.reset();
         session_.emplace(open_cipher(*pc_, alg_, k));
         key_.assign(k);
@@ -114,16 +119,16 @@ class BlockCipherCtx {
   // generic cipher; a CTR stream continues where it stood.
   int cipher(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
              std::size_t inl) {
+    if (alg_.mode == CipherMode::xts) return update(out, outl, outsz, in, inl);
     if (!session_) [[unlikely]]
       return not_initialised();
     if (outsz < inl) [[unlikely]]
       return too_small(inl, outsz);
-    if (alg_.mode == CipherMode::xts) return update(out, outl, outsz, in, inl);
     std::size_t n = inl;
     if (alg_.mode == CipherMode::ecb || alg_.mode == CipherMode::cbc)
       n = inl / alg_.block_size * alg_.block_size;
     if (n != 0) {
-      if (alg_.mode == CipherMode::ctr) {
+      if (keystream()) {
         session_->update({in, n}, {out, n});
         advance_stream(n);
       } else {
@@ -136,7 +141,7 @@ class BlockCipherCtx {
 
   int update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
              std::size_t inl) {
-    if (!session_) [[unlikely]]
+    if (!session_ && !openssl_xts_) [[unlikely]]
       return not_initialised();
     switch (alg_.mode) {
       case CipherMode::ctr:
@@ -156,6 +161,7 @@ class BlockCipherCtx {
                             std::string(alg_.name).c_str());
           return 0;
         }
+        if (openssl_xts_) return openssl_xts(out, outl, in, inl);
         if (encrypt_)
           session_->encrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
         else
@@ -172,10 +178,15 @@ class BlockCipherCtx {
 
   int final(std::uint8_t* out, std::size_t* outl, std::size_t outsz) {
     *outl = 0;
+    if (alg_.mode == CipherMode::xts) return 1;  // OpenSSL's XTS final checks nothing
     if (!session_) [[unlikely]]
       return not_initialised();
-    if ((alg_.mode != CipherMode::ecb && alg_.mode != CipherMode::cbc) || tls_version_ != 0)
-      return 1;
+    if (alg_.mode != CipherMode::ecb && alg_.mode != CipherMode::cbc) return 1;
+    if (tls_version_ != 0) {  // a TLS record is never finalised
+      CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: final after a TLS record",
+                        alg_.name.data());
+      return 0;
+    }
     const std::size_t bs = alg_.block_size;
     if (!padding_) {
       if (buf_len_ != 0) return wrong_final_block();
@@ -247,6 +258,13 @@ class BlockCipherCtx {
     if (params == nullptr) return 1;
     if (alg_.mode == CipherMode::chacha20) return chacha20_set_params(params);
     const OSSL_PARAM* p;
+    if (alg_.mode == CipherMode::xts) {  // OpenSSL's XTS takes only its own key length
+      std::size_t v = 0;
+      if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+          (!read_size(pc_, p, v) || v != alg_.key_size.min))
+        return 0;
+      return 1;
+    }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
       unsigned v = 0;
       if (!read_uint(pc_, p, v)) return 0;
@@ -292,6 +310,35 @@ class BlockCipherCtx {
   }
 
  private:
+  static bool halves_equal(Bytes key) {
+    return constant_time_equal(key.first(key.size() / 2), key.last(key.size() / 2));
+  }
+
+  // IEEE 1619 forbids an XTS key whose halves are equal, and no driver takes
+  // one; OpenSSL refuses it only to encrypt, so that data written under such
+  // a key can still be read. Its own XTS decrypts it here.
+  void open_openssl_xts(Bytes key) {
+    session_.reset();
+    key_.assign(key);
+    openssl_xts_.reset(EVP_CIPHER_CTX_new());
+    if (!openssl_xts_) throw std::bad_alloc();
+    if (EVP_CipherInit_ex2(openssl_xts_.get(), pc_->openssl_default().cipher(alg_), key.data(),
+                           nullptr, 0, nullptr) != 1)
+      throw DriverFailure("OpenSSL's default provider refused the XTS key");
+  }
+  int openssl_xts(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
+    if (EVP_CipherInit_ex2(openssl_xts_.get(), nullptr, nullptr, iv_.data(), encrypt_ ? 1 : 0,
+                           nullptr) != 1 ||
+        EVP_Cipher(openssl_xts_.get(), out, in, static_cast<unsigned>(inl)) < 0) {
+      CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: cipher operation failed",
+                        alg_.name.data());
+      return 0;
+    }
+    pc_->openssl_default().count(std::string(alg_.name), inl);
+    *outl = inl;
+    return 1;
+  }
+
   // OpenSSL's ChaCha20 answers only the key and IV lengths, and takes only
   // those, at their one value each.
   int chacha20_get_params(OSSL_PARAM params[]) const {
@@ -475,6 +522,7 @@ class BlockCipherCtx {
   ProviderContext* pc_;
   const Algorithm& alg_;
   std::optional<CipherSession> session_;
+  CipherCtxPtr openssl_xts_;  // an XTS key with equal halves, to decrypt
   KeyCopy key_;
   bool encrypt_ = true;
   bool padding_ = true;

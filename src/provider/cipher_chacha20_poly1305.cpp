@@ -172,6 +172,10 @@ class ChaChaPolyCtx {
     }
     in_message_ = false;
     if (encrypt_) return message_.finish_encrypt(std::span<std::uint8_t, kTagLen>(tag_));
+    // OpenSSL's default provider compares the first tag_len bytes, none when
+    // no tag was ever given, and so authenticates nothing: a decryption
+    // without its tag fails here instead (docs/provider.md, differences).
+    if (tag_len_ == 0) return false;
     return message_.finish_decrypt({tag_.data(), tag_len_});
   }
 
@@ -230,7 +234,8 @@ class ChaChaPolyCtx {
   std::array<std::uint8_t, kNonceLen> nonce_{};
   bool in_message_ = false;
   std::array<std::uint8_t, kTagLen> tag_{};  // computed (encrypt) or expected (decrypt)
-  std::size_t tag_len_ = kTagLen;
+  // 0 until a tag length is given, as OpenSSL reports it.
+  std::size_t tag_len_ = 0;
   bool tag_given_ = false;
   std::array<std::uint8_t, kTlsAadLen> tls_aad_{};
   std::optional<std::size_t> tls_payload_;

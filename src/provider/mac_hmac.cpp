@@ -166,11 +166,17 @@ class HmacCtx {
     }
     if (openssl_) return EVP_MAC_CTX_set_params(openssl_.get(), for_openssl(params).data());
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY))) {
-      if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr)
+      if (p->data_type != OSSL_PARAM_OCTET_STRING)
         return fail(kReasonBadParameter, "'key' must be an octet string");
-      // As OpenSSL's HMAC: no key without a digest.
+      // As OpenSSL's HMAC: no key without a digest, and a NULL key keeps
+      // the key already set (there is none to keep before the first).
       if (hmac_ == nullptr) return fail(kReasonNotInitialised, "set the digest before the key");
-      set_key({static_cast<const std::uint8_t*>(p->data), p->data_size});
+      if (p->data == nullptr) {
+        if (!has_key_) return fail(kReasonNotInitialised, "a NULL key with no key set before");
+        runner_->restart();
+      } else {
+        set_key({static_cast<const std::uint8_t*>(p->data), p->data_size});
+      }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_TLS_DATA_SIZE))) {
       std::size_t v = 0;
