@@ -40,6 +40,7 @@ class CipherSequence {
   }
 
   void run(std::span<const Record> records, const OpFilter& filter) {
+    filter_ = &filter;
     properties(filter);
     for (std::size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
@@ -112,7 +113,7 @@ class CipherSequence {
     if (with_key) key_ = key;
     const Bytes iv = derived_bytes(r.data_seed, kCtrlBuffer, 2);
     std::string call = std::string(kCalls[kind]) + "(ctx, " + (with_cipher ? "cipher" : "NULL") +
-                       ", key=" + (with_key ? hex(key.data(), key_len_, 16) : "NULL") +
+                       ", key=" + (with_key ? hex(key.data(), key_len_, 64) : "NULL") +
                        ", iv=" + (with_iv ? hex(iv.data(), 16, 16) + ".." : "NULL");
     if (kind == 2) call += ", enc=" + std::to_string(enc);
     call += ")";
@@ -128,6 +129,7 @@ class CipherSequence {
     });
     tls_len_ = 0;
     const bool ok = a.values[0] == 1;
+    if (ok) finalised_ = false;
     if (with_key) xts_keyed_ = ok;
     else if (with_cipher) xts_keyed_ = false;  // a new algorithm context
     // GCM encrypting without an IV: the default provider draws one.
@@ -433,7 +435,10 @@ class CipherSequence {
     if (final_call && !d_.unpredictable() && a.values[0] >= 0) stale_tag_ = false;
   }
 
+  // A second final without a new init has its own name, to be skipped apart.
   void final(const Record&) {
+    const char* op = finalised_ ? "final_again" : "final";
+    if (!filter_->allows(op)) return;
     auto f = [&](int s) {
       Bytes out = canary(kSlack);
       int outl = -99;
@@ -441,8 +446,8 @@ class CipherSequence {
       return Outcome{{ret, outl}, out, shown(outl, kSlack)};
     };
     const char* call = "EVP_CipherFinal_ex(ctx, out, &outl)";
-    const Outcome a = aead_ && decrypting() ? d_.both_decrypting("final", call, f)
-                                            : d_.both("final", call, f);
+    const Outcome a = aead_ && decrypting() ? d_.both_decrypting(op, call, f) : d_.both(op, call, f);
+    if (a.values[0] == 1) finalised_ = true;
     if (a.shown > 0) keep_output(a);
     if (aead_) d_.message_final("final", a.values[0] <= 0);
     if (!d_.unpredictable() && a.values[0] > 0) stale_tag_ = false;
@@ -470,7 +475,7 @@ class CipherSequence {
   }
 
   void reset(const Record&) {
-    xts_keyed_ = iv_known_ = false;
+    xts_keyed_ = iv_known_ = finalised_ = false;
     d_.both("reset", "EVP_CIPHER_CTX_reset(ctx)",
             [&](int s) { return value(EVP_CIPHER_CTX_reset(ctx(s))); });
   }
@@ -483,7 +488,8 @@ class CipherSequence {
   Bytes key_;
   std::size_t key_len_ = 0, block_ = 1, tls_len_ = 0;
   bool aead_ = false, xts_ = false, gcm_ = false, xts_keyed_ = false, iv_known_ = false;
-  bool stale_tag_ = false;
+  bool stale_tag_ = false, finalised_ = false;
+  const OpFilter* filter_ = nullptr;
 };
 
 const std::array<CipherSequence::Operation, 19> CipherSequence::kOperations = {{
@@ -516,7 +522,7 @@ void run_cipher_sequence(const Target& t, std::span<const Record> records, Diffe
 }
 
 std::vector<std::string> cipher_operation_names() {
-  std::vector<std::string> names{"properties", "cipher_flags", "guard"};
+  std::vector<std::string> names{"properties", "cipher_flags", "guard", "final_again"};
   for (const auto& op : CipherSequence::kOperations)
     names.emplace_back(op.name);
   return names;

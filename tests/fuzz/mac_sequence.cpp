@@ -28,6 +28,7 @@ class MacSequence {
   MacSequence(const Setup& setup, const Target& t, Differential& d) : setup_(setup), t_(t), d_(d) {}
 
   void run(std::span<const Record> records, const OpFilter& filter) {
+    filter_ = &filter;
     for (std::size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
       const Operation& op = i == 0 ? kOperations[0] : select(r.op);
@@ -63,11 +64,12 @@ class MacSequence {
 
   // A fresh context with the target's digest set (the sequence's start).
   void fresh(const Record& r) {
+    finalised_ = false;
     d_.both("mac_new", "EVP_MAC_CTX_new(mac)", [&](int s) {
       ctx_[s].reset(EVP_MAC_CTX_new(t_.mac[s].get()));
       return value(ctx_[s] != nullptr);
     });
-    if (r.arg[6] % 8 != 0) params(r);
+    if (r.arg[6] % 8 != 0 && filter_->allows("mac_params")) params(r);
   }
 
   // The parameter list one record describes; the strings it points at
@@ -127,10 +129,11 @@ class MacSequence {
                              (with_key ? hex(direct.data(), direct_len, 16) + ", " + std::to_string(direct_len)
                                        : std::string("NULL, 0")) +
                              ", " + (with_params ? "{" + text + "}" : std::string("NULL")) + ")";
-    d_.both("mac_init", call, [&](int s) {
+    const Outcome a = d_.both("mac_init", call, [&](int s) {
       return value(EVP_MAC_init(ctx(s), with_key ? direct.data() : nullptr, with_key ? direct_len : 0,
                                 with_params ? list.data() : nullptr));
     });
+    if (a.values[0] == 1) finalised_ = false;
   }
 
   void update(const Record& r) {
@@ -148,7 +151,10 @@ class MacSequence {
     const std::size_t outsize = r.pick(1, kSizes);
     const std::string call = std::string("EVP_MAC_final(ctx, ") + (null_out ? "NULL" : "out") +
                              ", &outl, " + std::to_string(outsize) + ")";
-    d_.both("mac_final", call, [&](int s) {
+    // A second final without a new init: its own name, to be skipped apart.
+    const char* op = finalised_ && !null_out ? "mac_final_again" : "mac_final";
+    if (!filter_->allows(op)) return;
+    const Outcome a = d_.both(op, call, [&](int s) {
       Bytes out = canary(kOut);
       std::size_t outl = 9999;
       const int ret = EVP_MAC_final(ctx(s), null_out ? nullptr : out.data(), &outl, outsize);
@@ -157,6 +163,7 @@ class MacSequence {
       if (ret != 1) return Outcome{{ret, -1}, out, 0};
       return Outcome{{ret, static_cast<long long>(outl)}, out, std::min<std::size_t>(outl, outsize)};
     });
+    if (a.values[0] == 1 && !null_out) finalised_ = true;
   }
 
   void dup(const Record& r) {
@@ -195,6 +202,8 @@ class MacSequence {
   const Target& t_;
   Differential& d_;
   std::array<MacCtxPtr, 2> ctx_;
+  const OpFilter* filter_ = nullptr;
+  bool finalised_ = false;
 };
 
 const std::array<MacSequence::Operation, 7> MacSequence::kOperations = {{
@@ -215,7 +224,7 @@ void run_mac_sequence(const Setup& setup, const Target& t, std::span<const Recor
 }
 
 std::vector<std::string> mac_operation_names() {
-  std::vector<std::string> names{"guard"};
+  std::vector<std::string> names{"guard", "mac_final_again"};
   for (const auto& op : MacSequence::kOperations)
     names.emplace_back(op.name);
   return names;
