@@ -46,4 +46,9 @@ std::string format_failure(const Target& t, const Failure& f) {
   return s;
 }
 
+const Target* fuzzer_input_target(const Setup& setup, std::span<const std::uint8_t> input) {
+  if (input.size() < 2 || setup.targets.empty()) return nullptr;
+  return &setup.targets[(std::size_t{input[0]} << 8 | input[1]) % setup.targets.size()];
+}
+
 }  // namespace cryptoaccel::fuzz

@@ -2,7 +2,9 @@
 // deletes records while the same operation still differs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,9 @@ std::vector<Record> minimise(const Setup& setup, const Target& t, std::vector<Re
                              const std::string& op, const OpFilter& filter);
 
 std::string format_failure(const Target& t, const Failure& f);
+
+// A libFuzzer input: the first two bytes choose the algorithm among all of
+// `setup`'s, the rest are records. Null if too short.
+const Target* fuzzer_input_target(const Setup& setup, std::span<const std::uint8_t> input);
 
 }  // namespace cryptoaccel::fuzz

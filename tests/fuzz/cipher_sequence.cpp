@@ -185,7 +185,10 @@ class CipherSequence {
     // bytes past its context. Not asked of either side.
     if (gcm_ && len > 0 && have_cipher() && len > EVP_CIPHER_CTX_get_iv_length(ctx(kSideA))) return;
     const bool encrypting = !decrypting();
-    const bool ok = run_ctrl_in("iv_fixed", "EVP_CTRL_GCM_SET_IV_FIXED", EVP_CTRL_GCM_SET_IV_FIXED,
+    // -1 (the whole IV) has its own name, to be skipped apart.
+    const char* op = len == -1 ? "iv_fixed_whole" : "iv_fixed";
+    if (!filter_->allows(op)) return;
+    const bool ok = run_ctrl_in(op, "EVP_CTRL_GCM_SET_IV_FIXED", EVP_CTRL_GCM_SET_IV_FIXED,
                                 len, derived_bytes(r.data_seed, kCtrlBuffer, 3)) > 0;
     // -1 sets the whole IV; a fixed part leaves the rest as it was, drawn
     // at random when encrypting.
@@ -522,7 +525,8 @@ void run_cipher_sequence(const Target& t, std::span<const Record> records, Diffe
 }
 
 std::vector<std::string> cipher_operation_names() {
-  std::vector<std::string> names{"properties", "cipher_flags", "guard", "final_again"};
+  std::vector<std::string> names{"properties", "cipher_flags", "guard", "final_again",
+                                 "iv_fixed_whole"};
   for (const auto& op : CipherSequence::kOperations)
     names.emplace_back(op.name);
   return names;

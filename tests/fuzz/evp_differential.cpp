@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -27,7 +29,7 @@ struct Options {
   long start = 0;
   std::vector<std::string> algorithms, families, skip_ops;
   std::string module = CRYPTOACCEL_PROVIDER_MODULE;
-  std::string records_hex;
+  std::string records_hex, fuzzer_input;
   bool self_check = false, keep_going = false, no_minimise = false, list = false, print = false;
   std::size_t max_records = 40;
 };
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
   app.add_option("--skip-op", o.skip_ops, "leave out these operations (see --list)")->delimiter(',');
   app.add_option("--provider-module", o.module, "the cryptoaccel module to load");
   app.add_option("--records", o.records_hex, "run this one sequence (hex records) on --algorithm");
+  app.add_option("--fuzzer-input", o.fuzzer_input, "replay a libFuzzer input file, with its trace");
   app.add_option("--max-records", o.max_records, "operations per sequence, at most");
   app.add_flag("--self-check", o.self_check, "B is OpenSSL's default provider too: must never differ");
   app.add_flag("--keep-going", o.keep_going, "report the first difference of each operation and algorithm, then go on");
@@ -120,6 +123,25 @@ int main(int argc, char** argv) {
   }
   install_crash_reporter();
   Allowances allowances;
+
+  if (!o.fuzzer_input.empty()) {
+    std::ifstream file(o.fuzzer_input, std::ios::binary);
+    const std::vector<std::uint8_t> input((std::istreambuf_iterator<char>(file)), {});
+    const Target* t = fuzzer_input_target(setup, input);
+    if (t == nullptr) {
+      std::cerr << o.fuzzer_input << ": too short\n";
+      return 2;
+    }
+    std::vector<std::string> trace;
+    const auto f = run_once(setup, *t, parse_records({input.data() + 2, input.size() - 2}), filter,
+                            allowances, "in " + t->name + " (" + o.fuzzer_input + ")", &trace);
+    if (f) std::cout << format_failure(*t, *f);
+    else {
+      std::cout << "no difference in " << t->name << ":\n";
+      for (const std::string& line : trace) std::cout << "  " << line << "\n";
+    }
+    return f ? 1 : 0;
+  }
 
   if (!o.records_hex.empty()) {
     const Target& t = *targets.front();
