@@ -15,16 +15,16 @@
 namespace cryptoaccel::fuzz {
 
 struct Failure {
-  std::string op;      // the operation that differed
+  std::string op;  // the operation that differed
   std::string what;
   std::vector<std::string> trace;
 };
 
 // Runs `records` on `t`; the failure, if any. `crash_header` is printed
 // with the trace if the process crashes meanwhile.
-std::optional<Failure> run_once(const Setup& setup, const Target& t, const std::vector<Record>& records,
-                                const OpFilter& filter, Allowances& allowances,
-                                const std::string& crash_header,
+std::optional<Failure> run_once(const Setup& setup, const Target& t,
+                                const std::vector<Record>& records, const OpFilter& filter,
+                                Allowances& allowances, const std::string& crash_header,
                                 std::vector<std::string>* trace = nullptr);
 
 // The fewest records (by greedy deletion) that still differ at `op`.

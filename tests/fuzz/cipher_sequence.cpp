@@ -22,7 +22,9 @@ constexpr std::size_t kMaxUpdate = 4096;
 constexpr std::size_t kCtrlBuffer = 256;  // ctrl output and input buffers
 constexpr std::size_t kSlack = 64;        // canary bytes after every output
 
-Outcome value(long long v) { return Outcome{{v}, {}, 0}; }
+Outcome value(long long v) {
+  return Outcome{{v}, {}, 0};
+}
 
 std::size_t shown(long long n, std::size_t cap) {
   return n <= 0 ? 0 : std::min(static_cast<std::size_t>(n), cap);
@@ -78,9 +80,8 @@ class CipherSequence {
     const bool a = EVP_CIPHER_CTX_get0_cipher(ctx(kSideA)) != nullptr;
     const bool b = EVP_CIPHER_CTX_get0_cipher(ctx(kSideB)) != nullptr;
     if (a != b)
-      d_.both("guard", "EVP_CIPHER_CTX_get0_cipher(ctx) != NULL", [&](int s) {
-        return value(EVP_CIPHER_CTX_get0_cipher(ctx(s)) != nullptr);
-      });
+      d_.both("guard", "EVP_CIPHER_CTX_get0_cipher(ctx) != NULL",
+              [&](int s) { return value(EVP_CIPHER_CTX_get0_cipher(ctx(s)) != nullptr); });
     return a;
   }
 
@@ -122,16 +123,21 @@ class CipherSequence {
       const unsigned char* k = with_key ? key.data() : nullptr;
       const unsigned char* v = with_iv ? iv.data() : nullptr;
       switch (kind) {
-        case 0: return value(EVP_EncryptInit_ex2(ctx(s), c, k, v, nullptr));
-        case 1: return value(EVP_DecryptInit_ex2(ctx(s), c, k, v, nullptr));
-        default: return value(EVP_CipherInit_ex2(ctx(s), c, k, v, enc, nullptr));
+        case 0:
+          return value(EVP_EncryptInit_ex2(ctx(s), c, k, v, nullptr));
+        case 1:
+          return value(EVP_DecryptInit_ex2(ctx(s), c, k, v, nullptr));
+        default:
+          return value(EVP_CipherInit_ex2(ctx(s), c, k, v, enc, nullptr));
       }
     });
     tls_len_ = 0;
     const bool ok = a.values[0] == 1;
     if (ok) finalised_ = false;
-    if (with_key) xts_keyed_ = ok;
-    else if (with_cipher) xts_keyed_ = false;  // a new algorithm context
+    if (with_key)
+      xts_keyed_ = ok;
+    else if (with_cipher)
+      xts_keyed_ = false;  // a new algorithm context
     // GCM encrypting without an IV: the default provider draws one.
     if (with_cipher) iv_known_ = false;
     if (with_iv && ok) iv_known_ = true;
@@ -168,7 +174,8 @@ class CipherSequence {
   }
 
   void set_ivlen(const Record& r) {
-    static constexpr int kLens[] = {-1, 0, 1, 4, 7, 8, 11, 12, 13, 15, 16, 17, 24, 32, 64, 128, 129, 1024};
+    static constexpr int kLens[] = {-1, 0,  1,  4,  7,  8,  11,  12,  13,
+                                    15, 16, 17, 24, 32, 64, 128, 129, 1024};
     const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN,
                                 r.pick(0, kLens), {}, true) > 0;
     if (gcm_ && ok) {  // the IV is unset: an encryption draws one
@@ -188,12 +195,14 @@ class CipherSequence {
     // -1 (the whole IV) has its own name, to be skipped apart.
     const char* op = len == -1 ? "iv_fixed_whole" : "iv_fixed";
     if (!filter_->allows(op)) return;
-    const bool ok = run_ctrl_in(op, "EVP_CTRL_GCM_SET_IV_FIXED", EVP_CTRL_GCM_SET_IV_FIXED,
-                                len, derived_bytes(r.data_seed, kCtrlBuffer, 3)) > 0;
+    const bool ok = run_ctrl_in(op, "EVP_CTRL_GCM_SET_IV_FIXED", EVP_CTRL_GCM_SET_IV_FIXED, len,
+                                derived_bytes(r.data_seed, kCtrlBuffer, 3)) > 0;
     // -1 sets the whole IV; a fixed part leaves the rest as it was, drawn
     // at random when encrypting.
-    if (gcm_ && ok && len == -1) known_iv();
-    else if (gcm_ && ok && encrypting) d_.set_unpredictable(true);
+    if (gcm_ && ok && len == -1)
+      known_iv();
+    else if (gcm_ && ok && encrypting)
+      d_.set_unpredictable(true);
   }
 
   void iv_gen(const Record& r) {
@@ -213,7 +222,10 @@ class CipherSequence {
     const int source = r.arg[1] % 4;  // 0: NULL, 1: random, 2-3: the side's last tag
     const std::string call = "EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, " +
                              std::to_string(len) + ", " +
-                             (source == 0 ? "NULL" : source == 1 ? "random" : "last tag") + ")";
+                             (source == 0   ? "NULL"
+                              : source == 1 ? "random"
+                                            : "last tag") +
+                             ")";
     d_.both("set_tag", call, [&](int s) {
       Bytes in = derived_bytes(r.data_seed, kCtrlBuffer, 5);
       if (source >= 2) std::copy(tag_[s].begin(), tag_[s].end(), in.begin());
@@ -239,8 +251,8 @@ class CipherSequence {
   void get_tag_compared(const Record& r) {
     static constexpr int kLens[] = {-1, 0, 1, 4, 12, 16, 16, 16, 17, 32};
     const int len = r.pick(0, kLens);
-    const std::string call = "EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, " +
-                             std::to_string(len) + ", buf)";
+    const std::string call =
+        "EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, " + std::to_string(len) + ", buf)";
     std::array<Bytes, 2> tags;
     const Outcome a = d_.both("get_tag", call, [&](int s) {
       Bytes buf = canary(kCtrlBuffer);
@@ -274,8 +286,8 @@ class CipherSequence {
   // One TLS record, in place, after tls_aad (libssl's use).
   void tls_record(const Record& r) {
     const std::size_t explicit_iv = gcm_ ? 8 : 0;
-    const std::size_t lens[] = {tls_len_ + explicit_iv + 16, tls_len_ + explicit_iv + 16,
-                                tls_len_, tls_len_ + 16, pick_length(r, 0, kMaxUpdate)};
+    const std::size_t lens[] = {tls_len_ + explicit_iv + 16, tls_len_ + explicit_iv + 16, tls_len_,
+                                tls_len_ + 16, pick_length(r, 0, kMaxUpdate)};
     const std::size_t len = lens[r.arg[1] % 5];
     const bool via_cipher = r.flag(2);
     Bytes in = derived_bytes(r.data_seed, len, 7);
@@ -284,8 +296,8 @@ class CipherSequence {
       in.resize(len);
     }
     const std::string call = std::string(via_cipher ? "EVP_Cipher" : "EVP_CipherUpdate") +
-                             "(ctx, buf, buf, " + std::to_string(len) + ")  [TLS record in place: " +
-                             hex(in, 24) + "]";
+                             "(ctx, buf, buf, " + std::to_string(len) +
+                             ")  [TLS record in place: " + hex(in, 24) + "]";
     const Outcome a = d_.both_decrypting("tls_record", call, [&](int s) {
       Bytes buf = canary(len + kSlack);
       std::copy(in.begin(), in.end(), buf.begin());
@@ -295,7 +307,8 @@ class CipherSequence {
         return Outcome{{ret}, buf, shown(ret, len)};
       }
       int outl = -99;
-      const int ret = EVP_CipherUpdate(ctx(s), buf.data(), &outl, buf.data(), static_cast<int>(len));
+      const int ret =
+          EVP_CipherUpdate(ctx(s), buf.data(), &outl, buf.data(), static_cast<int>(len));
       return Outcome{{ret, outl}, buf, shown(outl, len)};
     });
     keep_output(a);
@@ -338,9 +351,9 @@ class CipherSequence {
     static constexpr std::size_t kLens[] = {0, 1, 8, 12, 16, 16, 17, 32, 128};
     const std::size_t len = r.pick(0, kLens);
     const bool updated = r.flag(1);
-    const std::string call = std::string(updated ? "EVP_CIPHER_CTX_get_updated_iv"
-                                                 : "EVP_CIPHER_CTX_get_original_iv") +
-                             "(ctx, buf, " + std::to_string(len) + ")";
+    const std::string call =
+        std::string(updated ? "EVP_CIPHER_CTX_get_updated_iv" : "EVP_CIPHER_CTX_get_original_iv") +
+        "(ctx, buf, " + std::to_string(len) + ")";
     d_.both("get_iv", call, [&](int s) {
       Bytes buf = canary(kCtrlBuffer);
       const int ret = updated ? EVP_CIPHER_CTX_get_updated_iv(ctx(s), buf.data(), len)
@@ -359,7 +372,8 @@ class CipherSequence {
   }
 
   void keep_output(const Outcome& a) {
-    if (a.shown > 0) last_out_.assign(a.bytes.begin(), a.bytes.begin() + static_cast<long>(a.shown));
+    if (a.shown > 0)
+      last_out_.assign(a.bytes.begin(), a.bytes.begin() + static_cast<long>(a.shown));
   }
 
   void update(const Record& r) {
@@ -376,12 +390,12 @@ class CipherSequence {
       src.push_back(0);  // never a null pointer, even for 0 bytes
       if (in_place) std::copy(in.begin(), in.end(), out.begin());
       int outl = -99;
-      const int ret = EVP_CipherUpdate(ctx(s), out.data(), &outl, in_place ? out.data() : src.data(),
-                                       static_cast<int>(len));
+      const int ret = EVP_CipherUpdate(ctx(s), out.data(), &outl,
+                                       in_place ? out.data() : src.data(), static_cast<int>(len));
       return Outcome{{ret, outl}, out, shown(outl, len + kSlack)};
     };
-    const Outcome a = aead_ && decrypting() ? d_.both_decrypting("update", call, f)
-                                            : d_.both("update", call, f);
+    const Outcome a =
+        aead_ && decrypting() ? d_.both_decrypting("update", call, f) : d_.both("update", call, f);
     keep_output(a);
   }
 
@@ -394,7 +408,8 @@ class CipherSequence {
     d_.both("aad", "EVP_CipherUpdate(ctx, NULL, &outl, aad, " + std::to_string(len) + ")",
             [&](int s) {
               int outl = -99;
-              const int ret = EVP_CipherUpdate(ctx(s), nullptr, &outl, in.data(), static_cast<int>(len));
+              const int ret =
+                  EVP_CipherUpdate(ctx(s), nullptr, &outl, in.data(), static_cast<int>(len));
               return Outcome{{ret, outl}, {}, 0};
             });
   }
@@ -412,9 +427,10 @@ class CipherSequence {
     const bool in_place = r.flag(1);
     const Bytes in = input(r, len);
     std::string call = final_call ? "EVP_Cipher(ctx, NULL, NULL, 0)"
-                       : aad_call ? "EVP_Cipher(ctx, NULL, aad, " + std::to_string(len) + ")"
-                                  : std::string("EVP_Cipher(ctx, out, ") + (in_place ? "out" : "in") +
-                                        ", " + std::to_string(len) + ")  [in " + hex(in, 24) + "]";
+                       : aad_call
+                           ? "EVP_Cipher(ctx, NULL, aad, " + std::to_string(len) + ")"
+                           : std::string("EVP_Cipher(ctx, out, ") + (in_place ? "out" : "in") +
+                                 ", " + std::to_string(len) + ")  [in " + hex(in, 24) + "]";
     auto f = [&](int s) {
       Bytes out = canary(len + kSlack);
       Bytes src = in;
@@ -449,7 +465,8 @@ class CipherSequence {
       return Outcome{{ret, outl}, out, shown(outl, kSlack)};
     };
     const char* call = "EVP_CipherFinal_ex(ctx, out, &outl)";
-    const Outcome a = aead_ && decrypting() ? d_.both_decrypting(op, call, f) : d_.both(op, call, f);
+    const Outcome a =
+        aead_ && decrypting() ? d_.both_decrypting(op, call, f) : d_.both(op, call, f);
     if (a.values[0] == 1) finalised_ = true;
     if (a.shown > 0) keep_output(a);
     if (aead_) d_.message_final("final", a.values[0] <= 0);
@@ -527,8 +544,7 @@ void run_cipher_sequence(const Target& t, std::span<const Record> records, Diffe
 std::vector<std::string> cipher_operation_names() {
   std::vector<std::string> names{"properties", "cipher_flags", "guard", "final_again",
                                  "iv_fixed_whole"};
-  for (const auto& op : CipherSequence::kOperations)
-    names.emplace_back(op.name);
+  for (const auto& op : CipherSequence::kOperations) names.emplace_back(op.name);
   return names;
 }
 

@@ -19,7 +19,9 @@ std::string hex(const unsigned char* p, std::size_t n, std::size_t max) {
   return s;
 }
 
-std::string hex(const Bytes& b, std::size_t max) { return hex(b.data(), b.size(), max); }
+std::string hex(const Bytes& b, std::size_t max) {
+  return hex(b.data(), b.size(), max);
+}
 
 Bytes canary(std::size_t n) {
   Bytes b(n);
@@ -31,7 +33,8 @@ namespace {
 
 std::string describe(const Outcome& o) {
   std::string s;
-  for (std::size_t i = 0; i < o.values.size(); ++i) s += (i ? "," : "") + std::to_string(o.values[i]);
+  for (std::size_t i = 0; i < o.values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(o.values[i]);
   if (!o.bytes.empty()) {
     s += " out=" + hex(o.bytes.data(), o.shown, 40);
     // Where the canary was overwritten beyond what is shown.
@@ -63,9 +66,13 @@ bool zeroes_instead_of(const Outcome& a, const Outcome& b) {
 
 }  // namespace
 
-void Differential::clear_errors() { ERR_clear_error(); }
+void Differential::clear_errors() {
+  ERR_clear_error();
+}
 
-void Differential::begin(std::string call) { trace_.push_back(std::move(call) + "  (running)"); }
+void Differential::begin(std::string call) {
+  trace_.push_back(std::move(call) + "  (running)");
+}
 
 void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, bool decrypting) {
   std::string& line = trace_.back();
@@ -90,8 +97,8 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
 void Differential::message_final(std::string_view op, bool failed_on_both) {
   if (pending_zeroes_.empty()) return;
   if (!failed_on_both)
-    throw Difference(pending_zeroes_ + "_zeroed",
-                     "B zeroed output of a message whose " + std::string(op) + " did not fail on both");
+    throw Difference(pending_zeroes_ + "_zeroed", "B zeroed output of a message whose " +
+                                                      std::string(op) + " did not fail on both");
   ++allowances_.zeroed_unverified_plaintext;
   note("allowance zeroed_unverified_plaintext applied");
   pending_zeroes_.clear();

@@ -92,8 +92,9 @@ class Differential {
   // lengths: they derive from an IV each side drew from its own RNG (GCM's
   // SET_IV_FIXED when encrypting fills the invocation field at random).
   void set_unpredictable(bool on) {
-    if (on != unpredictable_) note(on ? "IV now random on each side: output bytes not compared"
-                                      : "IV known again: output bytes compared");
+    if (on != unpredictable_)
+      note(on ? "IV now random on each side: output bytes not compared"
+              : "IV known again: output bytes compared");
     unpredictable_ = on;
   }
 

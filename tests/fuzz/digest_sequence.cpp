@@ -18,7 +18,9 @@ using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 constexpr std::size_t kMaxUpdate = 4096;
 constexpr std::size_t kOut = EVP_MAX_MD_SIZE + 64;
 
-Outcome value(long long v) { return Outcome{{v}, {}, 0}; }
+Outcome value(long long v) {
+  return Outcome{{v}, {}, 0};
+}
 
 class DigestSequence {
  public:
@@ -74,14 +76,17 @@ class DigestSequence {
     const bool with_md = r.arg[0] % 4 != 0;
     finalised_ = false;
     d_.both("md_init", std::string("EVP_DigestInit_ex2(ctx, ") + (with_md ? "md" : "NULL") + ")",
-            [&](int s) { return value(EVP_DigestInit_ex2(ctx(s), with_md ? md(s) : nullptr, nullptr)); });
+            [&](int s) {
+              return value(EVP_DigestInit_ex2(ctx(s), with_md ? md(s) : nullptr, nullptr));
+            });
   }
 
   void update(const Record& r) {
     if (!have_digest()) return;
     const std::size_t len = pick_length(r, 0, kMaxUpdate);
     const Bytes in = derived_bytes(r.data_seed, len + 1, 1);
-    d_.both("md_update", "EVP_DigestUpdate(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
+    d_.both("md_update",
+            "EVP_DigestUpdate(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
             [&](int s) { return value(EVP_DigestUpdate(ctx(s), in.data(), len)); });
   }
 
@@ -91,13 +96,14 @@ class DigestSequence {
     const bool with_len = r.flag(0);
     const char* op = finalised_ ? "md_final_again" : "md_final";
     if (!filter_->allows(op)) return;
-    const Outcome a = d_.both(op, std::string("EVP_DigestFinal_ex(ctx, out, ") + (with_len ? "&len" : "NULL") + ")",
-            [&](int s) {
-              Bytes out = canary(kOut);
-              unsigned len = 9999;
-              const int ret = EVP_DigestFinal_ex(ctx(s), out.data(), with_len ? &len : nullptr);
-              return Outcome{{ret, len}, out, static_cast<std::size_t>(EVP_MD_get_size(md(s)))};
-            });
+    const Outcome a = d_.both(
+        op, std::string("EVP_DigestFinal_ex(ctx, out, ") + (with_len ? "&len" : "NULL") + ")",
+        [&](int s) {
+          Bytes out = canary(kOut);
+          unsigned len = 9999;
+          const int ret = EVP_DigestFinal_ex(ctx(s), out.data(), with_len ? &len : nullptr);
+          return Outcome{{ret, len}, out, static_cast<std::size_t>(EVP_MD_get_size(md(s)))};
+        });
     if (a.values[0] == 1) finalised_ = true;
   }
 
@@ -117,19 +123,22 @@ class DigestSequence {
 
   void reset(const Record&) {
     finalised_ = false;
-    d_.both("md_reset", "EVP_MD_CTX_reset(ctx)", [&](int s) { return value(EVP_MD_CTX_reset(ctx(s))); });
+    d_.both("md_reset", "EVP_MD_CTX_reset(ctx)",
+            [&](int s) { return value(EVP_MD_CTX_reset(ctx(s))); });
   }
 
   void oneshot(const Record& r) {
     const std::size_t len = pick_length(r, 0, kMaxUpdate);
     const Bytes in = derived_bytes(r.data_seed, len + 1, 2);
-    d_.both("md_oneshot", "EVP_Digest(" + hex(in.data(), len, 16) + ", " + std::to_string(len) + ", out, &len, md)",
-            [&](int s) {
-              Bytes out = canary(kOut);
-              unsigned outl = 9999;
-              const int ret = EVP_Digest(in.data(), len, out.data(), &outl, md(s), nullptr);
-              return Outcome{{ret, outl}, out, outl < kOut ? outl : 0};
-            });
+    d_.both(
+        "md_oneshot",
+        "EVP_Digest(" + hex(in.data(), len, 16) + ", " + std::to_string(len) + ", out, &len, md)",
+        [&](int s) {
+          Bytes out = canary(kOut);
+          unsigned outl = 9999;
+          const int ret = EVP_Digest(in.data(), len, out.data(), &outl, md(s), nullptr);
+          return Outcome{{ret, outl}, out, outl < kOut ? outl : 0};
+        });
   }
 
   void query(const Record&) {

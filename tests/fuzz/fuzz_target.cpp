@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (target == nullptr) return 0;
   const Target& t = *target;
   const auto records = parse_records({data + 2, size - 2});
-  if (auto f = run_once(*s.setup, t, records, s.filter, s.allowances, "in " + t.name + " (libFuzzer)")) {
+  if (auto f =
+          run_once(*s.setup, t, records, s.filter, s.allowances, "in " + t.name + " (libFuzzer)")) {
     std::cerr << format_failure(t, *f);
     std::abort();
   }

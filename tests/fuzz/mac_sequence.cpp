@@ -21,7 +21,9 @@ using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 constexpr std::size_t kMaxUpdate = 4096;
 constexpr std::size_t kOut = 256;
 
-Outcome value(long long v) { return Outcome{{v}, {}, 0}; }
+Outcome value(long long v) {
+  return Outcome{{v}, {}, 0};
+}
 
 class MacSequence {
  public:
@@ -125,13 +127,14 @@ class MacSequence {
     const bool with_params = r.flag(5);
     Bytes direct = derived_bytes(r.data_seed, 65, 2);
     const std::size_t direct_len = r.arg[6] % 66;
-    const std::string call = "EVP_MAC_init(ctx, " +
-                             (with_key ? hex(direct.data(), direct_len, 16) + ", " + std::to_string(direct_len)
-                                       : std::string("NULL, 0")) +
-                             ", " + (with_params ? "{" + text + "}" : std::string("NULL")) + ")";
+    const std::string call =
+        "EVP_MAC_init(ctx, " +
+        (with_key ? hex(direct.data(), direct_len, 16) + ", " + std::to_string(direct_len)
+                  : std::string("NULL, 0")) +
+        ", " + (with_params ? "{" + text + "}" : std::string("NULL")) + ")";
     const Outcome a = d_.both("mac_init", call, [&](int s) {
-      return value(EVP_MAC_init(ctx(s), with_key ? direct.data() : nullptr, with_key ? direct_len : 0,
-                                with_params ? list.data() : nullptr));
+      return value(EVP_MAC_init(ctx(s), with_key ? direct.data() : nullptr,
+                                with_key ? direct_len : 0, with_params ? list.data() : nullptr));
     });
     if (a.values[0] == 1) finalised_ = false;
   }
@@ -140,7 +143,8 @@ class MacSequence {
     if (!have_ctx()) return;
     const std::size_t len = pick_length(r, 0, kMaxUpdate);
     const Bytes in = derived_bytes(r.data_seed, len + 1, 3);
-    d_.both("mac_update", "EVP_MAC_update(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
+    d_.both("mac_update",
+            "EVP_MAC_update(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
             [&](int s) { return value(EVP_MAC_update(ctx(s), in.data(), len)); });
   }
 
@@ -161,7 +165,8 @@ class MacSequence {
       // On failure EVP_MAC_final leaves *outl as its own uninitialised
       // local: not compared.
       if (ret != 1) return Outcome{{ret, -1}, out, 0};
-      return Outcome{{ret, static_cast<long long>(outl)}, out, std::min<std::size_t>(outl, outsize)};
+      return Outcome{
+          {ret, static_cast<long long>(outl)}, out, std::min<std::size_t>(outl, outsize)};
     });
     if (a.values[0] == 1 && !null_out) finalised_ = true;
   }
@@ -183,7 +188,8 @@ class MacSequence {
 
   void query(const Record&) {
     if (!have_ctx()) return;
-    d_.both("mac_query", "EVP_MAC_CTX_get_mac_size, EVP_MAC_CTX_get_block_size, get_params{size, block-size}",
+    d_.both("mac_query",
+            "EVP_MAC_CTX_get_mac_size, EVP_MAC_CTX_get_block_size, get_params{size, block-size}",
             [&](int s) {
               std::size_t size = 9999, block = 9999;
               OSSL_PARAM list[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
@@ -225,8 +231,7 @@ void run_mac_sequence(const Setup& setup, const Target& t, std::span<const Recor
 
 std::vector<std::string> mac_operation_names() {
   std::vector<std::string> names{"guard", "mac_final_again"};
-  for (const auto& op : MacSequence::kOperations)
-    names.emplace_back(op.name);
+  for (const auto& op : MacSequence::kOperations) names.emplace_back(op.name);
   return names;
 }
 
