@@ -20,6 +20,7 @@ void CipherSequence::run(std::span<const Record> records, const OpFilter& filter
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
     const Operation& op = i == 0 ? kOperations[0] : select(r.op);
+    d_.set_blind(gcm_ && d_.unpredictable() && decrypting());
     if (filter.allows(op.name)) (this->*op.run)(r);
   }
 }

@@ -81,6 +81,11 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
     line += " -> " + describe(a);
     return;
   }
+  if (blind_) {
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) +
+            "  (not compared: decrypting under a random IV)";
+    return;
+  }
   if (unpredictable_ && a.values == b.values && a.bytes.size() == b.bytes.size()) {
     line += " -> " + describe(a) + "  (B's bytes differ: not compared)";
     return;

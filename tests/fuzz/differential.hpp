@@ -99,6 +99,11 @@ class Differential {
   }
 
   bool unpredictable() const { return unpredictable_; }
+
+  // While set, nothing is compared: a GCM decryption under an IV each side
+  // drew at random (of a ciphertext and tag only A made) succeeds on A and
+  // fails on B.
+  void set_blind(bool on) { blind_ = on; }
   const std::vector<std::string>& trace() const { return trace_; }
   void note(std::string line) { trace_.push_back("  # " + std::move(line)); }
 
@@ -110,7 +115,8 @@ class Differential {
   Allowances& allowances_;
   std::vector<std::string> trace_;
   std::string pending_zeroes_;
-  bool unpredictable_ = false;  // the trace line of held zero output, if any
+  bool unpredictable_ = false;
+  bool blind_ = false;  // the trace line of held zero output, if any
 };
 
 // While a sequence runs, a crash prints its trace so far (the call that
