@@ -41,7 +41,8 @@ std::string describe(const Outcome& o) {
     const Bytes c = canary(o.bytes.size());
     std::size_t stray = 0;
     for (std::size_t i = o.shown; i < o.bytes.size(); ++i) stray += o.bytes[i] != c[i];
-    if (stray) s += " (+" + std::to_string(stray) + " bytes written past it)";
+    if (stray)
+      s += " (+" + std::to_string(stray) + " bytes past it not the canary; in place: input)";
   }
   return s;
 }
