@@ -4,9 +4,10 @@
 
 namespace cryptoaccel::fuzz {
 
-std::optional<Failure> run_once(const Setup& setup, const Target& t, const std::vector<Record>& records,
-                                const OpFilter& filter, Allowances& allowances,
-                                const std::string& crash_header, std::vector<std::string>* trace) {
+std::optional<Failure> run_once(const Setup& setup, const Target& t,
+                                const std::vector<Record>& records, const OpFilter& filter,
+                                Allowances& allowances, const std::string& crash_header,
+                                std::vector<std::string>* trace) {
   Differential d(allowances);
   set_crash_context(&d.trace(), crash_header);
   std::optional<Failure> failure;
@@ -40,10 +41,15 @@ std::vector<Record> minimise(const Setup& setup, const Target& t, std::vector<Re
 }
 
 std::string format_failure(const Target& t, const Failure& f) {
-  std::string s = "DIFFERENCE in " + t.name + " (" + family_name(t.family) + ") at operation " + f.op +
-                  ": " + f.what + "\n";
+  std::string s = "DIFFERENCE in " + t.name + " (" + family_name(t.family) + ") at operation " +
+                  f.op + ": " + f.what + "\n";
   for (const std::string& line : f.trace) s += "  " + line + "\n";
   return s;
+}
+
+const Target* fuzzer_input_target(const Setup& setup, std::span<const std::uint8_t> input) {
+  if (input.size() < 2 || setup.targets.empty()) return nullptr;
+  return &setup.targets[(std::size_t{input[0]} << 8 | input[1]) % setup.targets.size()];
 }
 
 }  // namespace cryptoaccel::fuzz

@@ -19,7 +19,9 @@ std::string hex(const unsigned char* p, std::size_t n, std::size_t max) {
   return s;
 }
 
-std::string hex(const Bytes& b, std::size_t max) { return hex(b.data(), b.size(), max); }
+std::string hex(const Bytes& b, std::size_t max) {
+  return hex(b.data(), b.size(), max);
+}
 
 Bytes canary(std::size_t n) {
   Bytes b(n);
@@ -31,14 +33,16 @@ namespace {
 
 std::string describe(const Outcome& o) {
   std::string s;
-  for (std::size_t i = 0; i < o.values.size(); ++i) s += (i ? "," : "") + std::to_string(o.values[i]);
+  for (std::size_t i = 0; i < o.values.size(); ++i)
+    s += (i ? "," : "") + std::to_string(o.values[i]);
   if (!o.bytes.empty()) {
     s += " out=" + hex(o.bytes.data(), o.shown, 40);
     // Where the canary was overwritten beyond what is shown.
     const Bytes c = canary(o.bytes.size());
     std::size_t stray = 0;
     for (std::size_t i = o.shown; i < o.bytes.size(); ++i) stray += o.bytes[i] != c[i];
-    if (stray) s += " (+" + std::to_string(stray) + " bytes written past it)";
+    if (stray)
+      s += " (+" + std::to_string(stray) + " bytes past it not the canary; in place: input)";
   }
   return s;
 }
@@ -63,15 +67,24 @@ bool zeroes_instead_of(const Outcome& a, const Outcome& b) {
 
 }  // namespace
 
-void Differential::clear_errors() { ERR_clear_error(); }
+void Differential::clear_errors() {
+  ERR_clear_error();
+}
 
-void Differential::begin(std::string call) { trace_.push_back(std::move(call) + "  (running)"); }
+void Differential::begin(std::string call) {
+  trace_.push_back(std::move(call) + "  (running)");
+}
 
 void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, bool decrypting) {
   std::string& line = trace_.back();
   line.resize(line.size() - std::string_view("  (running)").size());
   if (a == b) {
     line += " -> " + describe(a);
+    return;
+  }
+  if (blind_) {
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) +
+            "  (not compared: decrypting under a random IV)";
     return;
   }
   if (unpredictable_ && a.values == b.values && a.bytes.size() == b.bytes.size()) {
@@ -90,8 +103,8 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
 void Differential::message_final(std::string_view op, bool failed_on_both) {
   if (pending_zeroes_.empty()) return;
   if (!failed_on_both)
-    throw Difference(pending_zeroes_ + "_zeroed",
-                     "B zeroed output of a message whose " + std::string(op) + " did not fail on both");
+    throw Difference(pending_zeroes_ + "_zeroed", "B zeroed output of a message whose " +
+                                                      std::string(op) + " did not fail on both");
   ++allowances_.zeroed_unverified_plaintext;
   note("allowance zeroed_unverified_plaintext applied");
   pending_zeroes_.clear();

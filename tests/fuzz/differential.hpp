@@ -92,12 +92,18 @@ class Differential {
   // lengths: they derive from an IV each side drew from its own RNG (GCM's
   // SET_IV_FIXED when encrypting fills the invocation field at random).
   void set_unpredictable(bool on) {
-    if (on != unpredictable_) note(on ? "IV now random on each side: output bytes not compared"
-                                      : "IV known again: output bytes compared");
+    if (on != unpredictable_)
+      note(on ? "IV now random on each side: output bytes not compared"
+              : "IV known again: output bytes compared");
     unpredictable_ = on;
   }
 
   bool unpredictable() const { return unpredictable_; }
+
+  // While set, nothing is compared: a GCM decryption under an IV each side
+  // drew at random (of a ciphertext and tag only A made) succeeds on A and
+  // fails on B.
+  void set_blind(bool on) { blind_ = on; }
   const std::vector<std::string>& trace() const { return trace_; }
   void note(std::string line) { trace_.push_back("  # " + std::move(line)); }
 
@@ -109,7 +115,8 @@ class Differential {
   Allowances& allowances_;
   std::vector<std::string> trace_;
   std::string pending_zeroes_;
-  bool unpredictable_ = false;  // the trace line of held zero output, if any
+  bool unpredictable_ = false;
+  bool blind_ = false;  // the trace line of held zero output, if any
 };
 
 // While a sequence runs, a crash prints its trace so far (the call that

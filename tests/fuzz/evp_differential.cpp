@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -27,7 +29,7 @@ struct Options {
   long start = 0;
   std::vector<std::string> algorithms, families, skip_ops;
   std::string module = CRYPTOACCEL_PROVIDER_MODULE;
-  std::string records_hex;
+  std::string records_hex, fuzzer_input;
   bool self_check = false, keep_going = false, no_minimise = false, list = false, print = false;
   std::size_t max_records = 40;
 };
@@ -61,7 +63,8 @@ std::vector<Record> generate(std::uint64_t seed, long index, std::size_t max_rec
 
 Bytes unhex(const std::string& s) {
   Bytes b;
-  for (std::size_t i = 0; i + 1 < s.size(); i += 2) b.push_back(static_cast<unsigned char>(std::stoi(s.substr(i, 2), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < s.size(); i += 2)
+    b.push_back(static_cast<unsigned char>(std::stoi(s.substr(i, 2), nullptr, 16)));
   return b;
 }
 
@@ -86,14 +89,19 @@ int main(int argc, char** argv) {
   app.add_option("--sequences", o.sequences, "how many sequences");
   app.add_option("--seed", o.seed, "the run's seed");
   app.add_option("--start", o.start, "the first sequence's index");
-  app.add_option("--algorithm", o.algorithms, "only these (e.g. AES-128-GCM, SHA2-256, HMAC/SHA3-256)");
+  app.add_option("--algorithm", o.algorithms,
+                 "only these (e.g. AES-128-GCM, SHA2-256, HMAC/SHA3-256)");
   app.add_option("--family", o.families, "only these: cipher, aead, digest, mac");
-  app.add_option("--skip-op", o.skip_ops, "leave out these operations (see --list)")->delimiter(',');
+  app.add_option("--skip-op", o.skip_ops, "leave out these operations (see --list)")
+      ->delimiter(',');
   app.add_option("--provider-module", o.module, "the cryptoaccel module to load");
   app.add_option("--records", o.records_hex, "run this one sequence (hex records) on --algorithm");
+  app.add_option("--fuzzer-input", o.fuzzer_input, "replay a libFuzzer input file, with its trace");
   app.add_option("--max-records", o.max_records, "operations per sequence, at most");
-  app.add_flag("--self-check", o.self_check, "B is OpenSSL's default provider too: must never differ");
-  app.add_flag("--keep-going", o.keep_going, "report the first difference of each operation and algorithm, then go on");
+  app.add_flag("--self-check", o.self_check,
+               "B is OpenSSL's default provider too: must never differ");
+  app.add_flag("--keep-going", o.keep_going,
+               "report the first difference of each operation and algorithm, then go on");
   app.add_flag("--no-minimise", o.no_minimise, "print failing sequences as found");
   app.add_flag("--list", o.list, "list algorithms and operations");
   app.add_flag("--print", o.print, "print every sequence's trace");
@@ -107,8 +115,10 @@ int main(int argc, char** argv) {
     if (selected(o, t)) targets.push_back(&t);
 
   if (o.list) {
-    for (const Target& t : setup.targets) std::cout << family_name(t.family) << " " << t.name << "\n";
-    for (const std::string& s : setup.skipped) std::cout << "not in the default provider: " << s << "\n";
+    for (const Target& t : setup.targets)
+      std::cout << family_name(t.family) << " " << t.name << "\n";
+    for (const std::string& s : setup.skipped)
+      std::cout << "not in the default provider: " << s << "\n";
     std::cout << "cipher operations: " << join(cipher_operation_names(), " ") << "\n"
               << "digest operations: " << join(digest_operation_names(), " ") << "\n"
               << "mac operations: " << join(mac_operation_names(), " ") << "\n";
@@ -121,22 +131,46 @@ int main(int argc, char** argv) {
   install_crash_reporter();
   Allowances allowances;
 
+  if (!o.fuzzer_input.empty()) {
+    std::ifstream file(o.fuzzer_input, std::ios::binary);
+    const std::vector<std::uint8_t> input((std::istreambuf_iterator<char>(file)), {});
+    const Target* t = fuzzer_input_target(setup, input);
+    if (t == nullptr) {
+      std::cerr << o.fuzzer_input << ": too short\n";
+      return 2;
+    }
+    std::vector<std::string> trace;
+    const auto f = run_once(setup, *t, parse_records({input.data() + 2, input.size() - 2}), filter,
+                            allowances, "in " + t->name + " (" + o.fuzzer_input + ")", &trace);
+    if (f)
+      std::cout << format_failure(*t, *f);
+    else {
+      std::cout << "no difference in " << t->name << ":\n";
+      for (const std::string& line : trace) std::cout << "  " << line << "\n";
+    }
+    return f ? 1 : 0;
+  }
+
   if (!o.records_hex.empty()) {
     const Target& t = *targets.front();
     const auto f = run_once(setup, t, parse_records(unhex(o.records_hex)), filter, allowances,
                             "in " + t.name + " (--records)");
-    if (f) std::cout << format_failure(t, *f);
-    else std::cout << "no difference\n";
+    if (f)
+      std::cout << format_failure(t, *f);
+    else
+      std::cout << "no difference\n";
     return f ? 1 : 0;
   }
 
   const auto started = std::chrono::steady_clock::now();
   std::map<std::string, long> counts;  // "op  algorithm" -> failing sequences
-  long failures = 0;
+  long failures = 0, ran = 0;
   for (long i = o.start; i < o.start + o.sequences; ++i) {
     const Target& t = *targets[static_cast<std::size_t>(i) % targets.size()];
     std::vector<Record> records = generate(o.seed, i, o.max_records);
-    const std::string where = "in " + t.name + ", seed " + std::to_string(o.seed) + " sequence " + std::to_string(i);
+    ++ran;
+    const std::string where =
+        "in " + t.name + ", seed " + std::to_string(o.seed) + " sequence " + std::to_string(i);
     std::vector<std::string> trace;
     auto f = run_once(setup, t, records, filter, allowances, where, &trace);
     if (o.print) {
@@ -152,16 +186,18 @@ int main(int argc, char** argv) {
       Allowances scratch;
       if (auto g = run_once(setup, t, records, filter, scratch, where)) f = std::move(g);
     }
-    std::cout << format_failure(t, *f) << "  found " << where << "; repro: "
-              << repro(o, t, hex(serialise_records(records), 1u << 20)) << "\n\n";
+    std::cout << format_failure(t, *f) << "  found " << where
+              << "; repro: " << repro(o, t, hex(serialise_records(records), 1u << 20)) << "\n\n";
     std::cout.flush();
     if (!o.keep_going) break;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::cout << (o.self_check ? "self-check (default against default): " : "") << o.sequences
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << (o.self_check ? "self-check (default against default): " : "") << ran
             << " sequences over " << targets.size() << " algorithms, seed " << o.seed << ", "
             << seconds << " s; " << failures << " with a difference; allowance "
-            << "zeroed_unverified_plaintext applied " << allowances.zeroed_unverified_plaintext << " times\n";
+            << "zeroed_unverified_plaintext applied " << allowances.zeroed_unverified_plaintext
+            << " times\n";
   if (!counts.empty()) {
     std::cout << "differences (operation, algorithm: sequences):\n";
     for (const auto& [key, n] : counts) std::cout << "  " << key << ": " << n << "\n";

@@ -1,6 +1,7 @@
 // libFuzzer entry (docs/testing.md): the first two bytes choose the
 // algorithm, the rest are the sequence's records. A difference prints its
-// trace and aborts, so libFuzzer keeps the input.
+// trace and aborts, so libFuzzer keeps the input; `evp_differential
+// --fuzzer-input FILE` replays a kept input with its trace (a crash too).
 //   CRYPTOACCEL_PROVIDER_MODULE  the module (default: the build's)
 //   CRYPTOACCEL_FUZZ_SKIP_OPS    operations to leave out, comma-separated
 //   CRYPTOACCEL_FUZZ_SELF_CHECK  1: default against default
@@ -33,8 +34,7 @@ State& state() {
       std::stringstream list(skip);
       for (std::string op; std::getline(list, op, ',');) st.filter.skipped.insert(op);
     }
-    install_crash_reporter();
-    return st;
+    return st;  // crashes: libFuzzer's own handler keeps the input
   }();
   return s;
 }
@@ -43,11 +43,12 @@ State& state() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   State& s = state();
-  if (size < 2 || s.setup->targets.empty()) return 0;
-  const std::size_t choice = (std::size_t{data[0]} << 8 | data[1]) % s.setup->targets.size();
-  const Target& t = s.setup->targets[choice];
+  const Target* target = fuzzer_input_target(*s.setup, {data, size});
+  if (target == nullptr) return 0;
+  const Target& t = *target;
   const auto records = parse_records({data + 2, size - 2});
-  if (auto f = run_once(*s.setup, t, records, s.filter, s.allowances, "in " + t.name + " (libFuzzer)")) {
+  if (auto f =
+          run_once(*s.setup, t, records, s.filter, s.allowances, "in " + t.name + " (libFuzzer)")) {
     std::cerr << format_failure(t, *f);
     std::abort();
   }

@@ -21,13 +21,16 @@ using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 constexpr std::size_t kMaxUpdate = 4096;
 constexpr std::size_t kOut = 256;
 
-Outcome value(long long v) { return Outcome{{v}, {}, 0}; }
+Outcome value(long long v) {
+  return Outcome{{v}, {}, 0};
+}
 
 class MacSequence {
  public:
   MacSequence(const Setup& setup, const Target& t, Differential& d) : setup_(setup), t_(t), d_(d) {}
 
   void run(std::span<const Record> records, const OpFilter& filter) {
+    filter_ = &filter;
     for (std::size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
       const Operation& op = i == 0 ? kOperations[0] : select(r.op);
@@ -63,11 +66,12 @@ class MacSequence {
 
   // A fresh context with the target's digest set (the sequence's start).
   void fresh(const Record& r) {
+    finalised_ = false;
     d_.both("mac_new", "EVP_MAC_CTX_new(mac)", [&](int s) {
       ctx_[s].reset(EVP_MAC_CTX_new(t_.mac[s].get()));
       return value(ctx_[s] != nullptr);
     });
-    if (r.arg[6] % 8 != 0) params(r);
+    if (r.arg[6] % 8 != 0 && filter_->allows("mac_params")) params(r);
   }
 
   // The parameter list one record describes; the strings it points at
@@ -123,21 +127,24 @@ class MacSequence {
     const bool with_params = r.flag(5);
     Bytes direct = derived_bytes(r.data_seed, 65, 2);
     const std::size_t direct_len = r.arg[6] % 66;
-    const std::string call = "EVP_MAC_init(ctx, " +
-                             (with_key ? hex(direct.data(), direct_len, 16) + ", " + std::to_string(direct_len)
-                                       : std::string("NULL, 0")) +
-                             ", " + (with_params ? "{" + text + "}" : std::string("NULL")) + ")";
-    d_.both("mac_init", call, [&](int s) {
-      return value(EVP_MAC_init(ctx(s), with_key ? direct.data() : nullptr, with_key ? direct_len : 0,
-                                with_params ? list.data() : nullptr));
+    const std::string call =
+        "EVP_MAC_init(ctx, " +
+        (with_key ? hex(direct.data(), direct_len, 16) + ", " + std::to_string(direct_len)
+                  : std::string("NULL, 0")) +
+        ", " + (with_params ? "{" + text + "}" : std::string("NULL")) + ")";
+    const Outcome a = d_.both("mac_init", call, [&](int s) {
+      return value(EVP_MAC_init(ctx(s), with_key ? direct.data() : nullptr,
+                                with_key ? direct_len : 0, with_params ? list.data() : nullptr));
     });
+    if (a.values[0] == 1) finalised_ = false;
   }
 
   void update(const Record& r) {
     if (!have_ctx()) return;
     const std::size_t len = pick_length(r, 0, kMaxUpdate);
     const Bytes in = derived_bytes(r.data_seed, len + 1, 3);
-    d_.both("mac_update", "EVP_MAC_update(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
+    d_.both("mac_update",
+            "EVP_MAC_update(ctx, " + hex(in.data(), len, 16) + ", " + std::to_string(len) + ")",
             [&](int s) { return value(EVP_MAC_update(ctx(s), in.data(), len)); });
   }
 
@@ -148,15 +155,20 @@ class MacSequence {
     const std::size_t outsize = r.pick(1, kSizes);
     const std::string call = std::string("EVP_MAC_final(ctx, ") + (null_out ? "NULL" : "out") +
                              ", &outl, " + std::to_string(outsize) + ")";
-    d_.both("mac_final", call, [&](int s) {
+    // A second final without a new init: its own name, to be skipped apart.
+    const char* op = finalised_ && !null_out ? "mac_final_again" : "mac_final";
+    if (!filter_->allows(op)) return;
+    const Outcome a = d_.both(op, call, [&](int s) {
       Bytes out = canary(kOut);
       std::size_t outl = 9999;
       const int ret = EVP_MAC_final(ctx(s), null_out ? nullptr : out.data(), &outl, outsize);
       // On failure EVP_MAC_final leaves *outl as its own uninitialised
       // local: not compared.
       if (ret != 1) return Outcome{{ret, -1}, out, 0};
-      return Outcome{{ret, static_cast<long long>(outl)}, out, std::min<std::size_t>(outl, outsize)};
+      return Outcome{
+          {ret, static_cast<long long>(outl)}, out, std::min<std::size_t>(outl, outsize)};
     });
+    if (a.values[0] == 1 && !null_out) finalised_ = true;
   }
 
   void dup(const Record& r) {
@@ -176,7 +188,8 @@ class MacSequence {
 
   void query(const Record&) {
     if (!have_ctx()) return;
-    d_.both("mac_query", "EVP_MAC_CTX_get_mac_size, EVP_MAC_CTX_get_block_size, get_params{size, block-size}",
+    d_.both("mac_query",
+            "EVP_MAC_CTX_get_mac_size, EVP_MAC_CTX_get_block_size, get_params{size, block-size}",
             [&](int s) {
               std::size_t size = 9999, block = 9999;
               OSSL_PARAM list[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
@@ -195,6 +208,8 @@ class MacSequence {
   const Target& t_;
   Differential& d_;
   std::array<MacCtxPtr, 2> ctx_;
+  const OpFilter* filter_ = nullptr;
+  bool finalised_ = false;
 };
 
 const std::array<MacSequence::Operation, 7> MacSequence::kOperations = {{
@@ -215,9 +230,8 @@ void run_mac_sequence(const Setup& setup, const Target& t, std::span<const Recor
 }
 
 std::vector<std::string> mac_operation_names() {
-  std::vector<std::string> names{"guard"};
-  for (const auto& op : MacSequence::kOperations)
-    names.emplace_back(op.name);
+  std::vector<std::string> names{"guard", "mac_final_again"};
+  for (const auto& op : MacSequence::kOperations) names.emplace_back(op.name);
   return names;
 }
 

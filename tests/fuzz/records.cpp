@@ -21,7 +21,8 @@ Bytes serialise_records(std::span<const Record> records) {
   for (const Record& r : records) {
     out.push_back(r.op);
     out.insert(out.end(), r.arg.begin(), r.arg.end());
-    for (std::size_t i = 0; i < 8; ++i) out.push_back(static_cast<unsigned char>(r.data_seed >> (8 * i)));
+    for (std::size_t i = 0; i < 8; ++i)
+      out.push_back(static_cast<unsigned char>(r.data_seed >> (8 * i)));
   }
   return out;
 }
@@ -31,7 +32,8 @@ Bytes derived_bytes(std::uint64_t seed, std::size_t n, std::uint64_t stream) {
   Bytes out(n);
   for (std::size_t i = 0; i < n; i += 8) {
     const std::uint64_t v = g.next();
-    for (std::size_t j = 0; j < 8 && i + j < n; ++j) out[i + j] = static_cast<unsigned char>(v >> (8 * j));
+    for (std::size_t j = 0; j < 8 && i + j < n; ++j)
+      out[i + j] = static_cast<unsigned char>(v >> (8 * j));
   }
   return out;
 }

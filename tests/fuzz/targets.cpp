@@ -11,10 +11,14 @@ namespace cryptoaccel::fuzz {
 
 const char* family_name(Family f) {
   switch (f) {
-    case Family::cipher: return "cipher";
-    case Family::aead: return "aead";
-    case Family::digest: return "digest";
-    case Family::mac: return "mac";
+    case Family::cipher:
+      return "cipher";
+    case Family::aead:
+      return "aead";
+    case Family::digest:
+      return "digest";
+    case Family::mac:
+      return "mac";
   }
   return "?";
 }
@@ -103,7 +107,8 @@ Setup::Setup(const std::string& module_path, bool self_check) {
       skipped.push_back(name);
       continue;
     }
-    if (EVP_CIPHER_get_flags(t.cipher[0].get()) & EVP_CIPH_FLAG_AEAD_CIPHER) t.family = Family::aead;
+    if (EVP_CIPHER_get_flags(t.cipher[0].get()) & EVP_CIPH_FLAG_AEAD_CIPHER)
+      t.family = Family::aead;
     targets.push_back(std::move(t));
   }
   for (const std::string& name : o.digests) {

@@ -1,0 +1,135 @@
+// The cipher sequence interpreter: one EVP_CIPHER_CTX per side, and what
+// the sequence knows of them (the last tag and output, whether the IV is
+// one each side drew at random, what OpenSSL 3.0 must not be asked).
+// cipher_sequence.cpp: init, data, final, copy, reset;
+// cipher_ctrls.cpp: the ctrls and parameters.
+#pragma once
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <span>
+
+#include "sequences.hpp"
+
+namespace cryptoaccel::fuzz {
+
+struct CipherCtxFree {
+  void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
+};
+using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
+
+class CipherSequence {
+ public:
+  CipherSequence(const Target& t, Differential& d);
+
+  void run(std::span<const Record> records, const OpFilter& filter);
+
+  struct Operation {
+    const char* name;
+    unsigned weight;
+    void (CipherSequence::*run)(const Record&);
+  };
+  static const std::array<Operation, 19> kOperations;
+
+ private:
+  static constexpr std::size_t kMaxUpdate = 4096;
+  static constexpr std::size_t kCtrlBuffer = 256;  // ctrl output and input buffers
+  static constexpr std::size_t kSlack = 64;        // canary bytes after every output
+
+  static Outcome value(long long v) { return Outcome{{v}, {}, 0}; }
+  static std::size_t shown(long long n, std::size_t cap) {
+    return n <= 0 ? 0 : std::min(static_cast<std::size_t>(n), cap);
+  }
+  static const Operation& select(std::uint8_t byte);
+
+  EVP_CIPHER_CTX* ctx(int s) const { return ctx_[s].get(); }
+  EVP_CIPHER* cipher(int s) const { return t_.cipher[s].get(); }
+  bool decrypting() const { return EVP_CIPHER_CTX_is_encrypting(ctx(kSideA)) == 0; }
+
+  // Calls that dereference the context's cipher inside libcrypto itself
+  // run only when both contexts have one (and that must agree).
+  bool have_cipher();
+
+  void properties(const OpFilter& filter);
+
+  void init(const Record& r);
+
+  // A ctrl whose pointer is an input (copied: writes to it show).
+  Outcome ctrl_with_input(int s, int type, int arg, const Bytes& in, bool null_ptr);
+
+  long long run_ctrl_in(const char* op, const char* type_name, int type, int arg, Bytes in,
+                        bool null_ptr = false);
+
+  // A ctrl whose pointer is an output buffer (canary-filled).
+  Outcome run_ctrl_out(const char* op, const char* type_name, int type, int arg);
+
+  void set_ivlen(const Record& r);
+
+  void iv_fixed(const Record& r);
+
+  void iv_gen(const Record& r);
+
+  void iv_inv(const Record& r);
+
+  void set_tag(const Record& r);
+
+  // The IV is ours again; a tag computed under the random one stays until
+  // the next message's final.
+  void known_iv();
+
+  void get_tag(const Record& r);
+
+  void get_tag_compared(const Record& r);
+
+  void tls_aad(const Record& r);
+
+  // One TLS record, in place, after tls_aad (libssl's use).
+  void tls_record(const Record& r);
+
+  void padding(const Record& r);
+
+  void set_num(const Record& r);
+
+  void query(const Record&);
+
+  void get_iv(const Record& r);
+
+  Bytes input(const Record& r, std::size_t len) const;
+
+  void keep_output(const Outcome& a);
+
+  void update(const Record& r);
+
+  // EVP's way of passing AAD: out == NULL (AEAD ciphers only; the default
+  // provider's other ciphers write through it).
+  void aad(const Record& r);
+
+  // The OpenSSH path: EVP_Cipher on whole blocks; (NULL, NULL, 0) is an
+  // AEAD's final, (NULL, aad, n) its AAD.
+  void evp_cipher(const Record& r);
+
+  // A second final without a new init has its own name, to be skipped apart.
+  void final(const Record&);
+
+  // Copies the context; continues on the copy, or (flag) on the original
+  // after freeing the copy, which must not disturb it.
+  void dup(const Record& r);
+
+  void reset(const Record&);
+
+  const Target& t_;
+  Differential& d_;
+  std::array<CipherCtxPtr, 2> ctx_;
+  std::array<Bytes, 2> tag_;  // each side's last tag, for set_tag
+  Bytes last_out_;            // the last output (equal on both sides)
+  Bytes key_;
+  std::size_t key_len_ = 0, block_ = 1, tls_len_ = 0;
+  bool aead_ = false, xts_ = false, gcm_ = false, xts_keyed_ = false, iv_known_ = false;
+  bool stale_tag_ = false, finalised_ = false;
+  const OpFilter* filter_ = nullptr;
+};
+
+}  // namespace cryptoaccel::fuzz
