@@ -65,8 +65,8 @@ AeadMessage::~AeadMessage() {
 
 void AeadMessage::set_key(Bytes key) {
   if (session_ && key_.equals(key)) return;
-  session_.reset();
-  session_.emplace(open_aead(*pc_, alg_, key));
+  AeadSession fresh = open_aead(*pc_, alg_, key);  // a refused key leaves the old one
+  session_.emplace(std::move(fresh));
   key_.assign(key);
 }
 

@@ -103,9 +103,11 @@ class BlockCipherCtx {
       } else if (!session_ || !key_.equals(k)) {
         // Re-keying with the same key (speed's GCM loop, libssl) keeps the
         // session and its key schedule.
+        // A key refused (XTS halves equal, to encrypt) leaves the old one,
+        // as in OpenSSL.
+        CipherSession fresh = open_cipher(*pc_, alg_, k);
         openssl_xts_.reset();
-        session_.reset();
-        session_.emplace(open_cipher(*pc_, alg_, k));
+        session_.emplace(std::move(fresh));
         key_.assign(k);
       }
     }
@@ -134,6 +136,15 @@ class BlockCipherCtx {
       } else {
         run(in, out, n);
       }
+    }
+    // OpenSSL's raw CBC encrypts a trailing partial block as if padded with
+    // zeros and writes the whole block (EVP_Cipher leaves room for it).
+    if (alg_.mode == CipherMode::cbc && encrypt_ && n != inl) {
+      const std::size_t bs = alg_.block_size;
+      if (outsz < n + bs) return too_small(n + bs, outsz);
+      std::array<std::uint8_t, kMaxBlock> last{};
+      std::copy(in + n, in + inl, last.begin());
+      run(last.data(), out + n, bs);
     }
     *outl = inl;
     return 1;
@@ -189,7 +200,13 @@ class BlockCipherCtx {
     }
     const std::size_t bs = alg_.block_size;
     if (!padding_) {
-      if (buf_len_ != 0) return wrong_final_block();
+      if (buf_len_ == 0) return 1;
+      if (buf_len_ != bs) return wrong_final_block();
+      // A whole block held back while padding was on goes out as it is.
+      if (outsz < bs) return too_small(bs, outsz);
+      run(buf_.data(), out, bs);
+      buf_len_ = 0;
+      *outl = bs;
       return 1;
     }
     if (encrypt_) {
@@ -204,16 +221,19 @@ class BlockCipherCtx {
     if (buf_len_ != bs) return wrong_final_block();
     std::array<std::uint8_t, kMaxBlock> last{};
     run(buf_.data(), last.data(), bs);
-    buf_len_ = 0;
     const std::size_t pad = last[bs - 1];
     bool good = pad >= 1 && pad <= bs;
     for (std::size_t i = 0; good && i < pad; ++i) good = last[bs - 1 - i] == pad;
     if (!good) {
+      // OpenSSL decrypts its held-back block in place and keeps it after a
+      // padding failure: a later update goes on from there.
+      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs), buf_.begin());
       secure_wipe(last.data(), last.size());
       CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: %s: bad decrypt (wrong padding)",
                         std::string(alg_.name).c_str());
       return 0;
     }
+    buf_len_ = 0;
     if (outsz < bs - pad) {
       secure_wipe(last.data(), last.size());
       return too_small(bs - pad, outsz);
@@ -292,17 +312,22 @@ class BlockCipherCtx {
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
       unsigned v = 0;
       if (!read_uint(pc_, p, v)) return 0;
-      // OpenSSL bounds `num` by the EVP block size: 16 for ECB and CBC
-      // (where it is unused), 1 for the stream modes.
-      if (v >= openssl_block_size(alg_)) {
-        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below %zu",
-                          std::string(alg_.name).c_str(), v, openssl_block_size(alg_));
-        return 0;
-      }
+      // OpenSSL 3.0 keeps any `num` for ECB and CBC (which do not use it).
+      // CTR continues from byte `num` of the current keystream block, as
+      // far as that block is known (docs/provider.md, differences); 16 or
+      // more would index past OpenSSL's own keystream buffer.
       if (alg_.mode == CipherMode::ctr) {
-        // Only 0 gets here: the stream moves on to the next whole block.
+        if (v >= 16) {
+          CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below 16",
+                            alg_.name.data(), v);
+          return 0;
+        }
+        // OpenSSL's counter is the next block to generate: 0 starts there,
+        // anything else goes back into the block before it.
         if (num_ != 0) advance_counter(alg_, chain_, 1);
-        if (session_) restart(0);
+        if (v != 0) step_counter_back(chain_);
+        num_ = v;
+        if (session_) restart(num_);
       }
       num_ = v;
     }
@@ -310,6 +335,12 @@ class BlockCipherCtx {
   }
 
  private:
+  // A big-endian 128-bit counter, one block back.
+  static void step_counter_back(std::array<std::uint8_t, 16>& counter) {
+    for (std::size_t i = counter.size(); i-- > 0;)
+      if (counter[i]-- != 0) break;
+  }
+
   static bool halves_equal(Bytes key) {
     return constant_time_equal(key.first(key.size() / 2), key.last(key.size() / 2));
   }

@@ -3,6 +3,10 @@
 // cipher_ctrls.cpp.
 #include "cipher_sequence.hpp"
 
+#include <openssl/crypto.h>
+
+#include <string>
+
 namespace cryptoaccel::fuzz {
 
 CipherSequence::CipherSequence(const Target& t, Differential& d) : t_(t), d_(d) {
@@ -12,6 +16,13 @@ CipherSequence::CipherSequence(const Target& t, Differential& d) : t_(t), d_(d) 
   xts_ = EVP_CIPHER_get_mode(a) == EVP_CIPH_XTS_MODE;
   gcm_ = EVP_CIPHER_get_mode(a) == EVP_CIPH_GCM_MODE;
   block_ = static_cast<std::size_t>(EVP_CIPHER_get_block_size(a));
+  const int mode = EVP_CIPHER_get_mode(a);
+  const std::string name = EVP_CIPHER_get0_name(a);
+  aes_schedules_ = name.rfind("AES", 0) == 0 &&
+                   (mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CBC_MODE || xts_);
+  cbc_ = mode == EVP_CIPH_CBC_MODE;
+  ctr_ = mode == EVP_CIPH_CTR_MODE;
+  chacha_poly_ = aead_ && !gcm_;
 }
 
 void CipherSequence::run(std::span<const Record> records, const OpFilter& filter) {
@@ -94,6 +105,7 @@ void CipherSequence::init(const Record& r) {
   });
   tls_len_ = 0;
   const bool ok = a.values[0] == 1;
+  documented_after_init(ok, with_cipher, with_key, with_iv);
   if (ok) finalised_ = false;
   if (with_key)
     xts_keyed_ = ok;
@@ -104,6 +116,45 @@ void CipherSequence::init(const Record& r) {
   if (with_iv && ok) iv_known_ = true;
   if (gcm_ && ok && !iv_known_ && !decrypting()) d_.set_unpredictable(true);
   if (with_iv && ok) known_iv();
+}
+
+// Where OpenSSL 3.0.19's default provider gives what cryptoaccel does not
+// on purpose (docs/provider.md, "Where cryptoaccel differs on purpose").
+void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_key,
+                                           bool with_iv) {
+  if (with_cipher) {  // a new context: its tag length and key are unset
+    chacha_keyed_ = chacha_tag_length_ = iv_given_ = false;
+    keyed_direction_ = -1;
+    iv_length_ = 12;
+  }
+  const int direction = decrypting() ? 0 : 1;
+  if (!ok) {
+    // OpenSSL takes the direction before it refuses a key (XTS halves).
+    if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_)
+      d_.documented("aes_direction_changed_without_key");
+    return;
+  }
+  held_back_ = 0;
+  if (with_iv) iv_given_ = true;
+  // The CBC chain is OpenSSL's own again once an IV restarts it (a NULL IV
+  // goes back to the last one given).
+  if (iv_given_) {
+    d_.end_documented("cbc_evp_cipher_partial_block_decrypt");
+    d_.end_documented("cbc_in_place_decrypt_with_held_back_bytes");
+  }
+  if (with_iv) d_.end_documented("ctr_num_set");
+  if (with_key) {
+    keyed_direction_ = direction;
+    d_.end_documented("aes_direction_changed_without_key");
+  } else if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_) {
+    // OpenSSL keeps the other direction's AES key schedule: its output is
+    // not the decryption (or encryption) of anything.
+    d_.documented("aes_direction_changed_without_key");
+  }
+  if (chacha_poly_ && with_key) chacha_keyed_ = true;
+  // Without a key OpenSSL's ChaCha20-Poly1305 runs under an all-zero key;
+  // cryptoaccel refuses.
+  if (chacha_poly_ && !chacha_keyed_) d_.documented("chacha20_poly1305_without_key", true);
 }
 
 // One TLS record, in place, after tls_aad (libssl's use).
@@ -118,6 +169,12 @@ void CipherSequence::tls_record(const Record& r) {
     in = last_out_;
     in.resize(len);
   }
+  // OpenSSL's raw CBC decryption of a partial block reads a whole block
+  // from past the end of the input; cryptoaccel leaves the partial block.
+  if (via_cipher && cbc_ && decrypting() && len % block_ != 0)
+    d_.documented("cbc_evp_cipher_partial_block_decrypt");
+  if (!via_cipher && cbc_ && decrypting() && held_back_ != 0)
+    d_.documented("cbc_in_place_decrypt_with_held_back_bytes");
   const std::string call = std::string(via_cipher ? "EVP_Cipher" : "EVP_CipherUpdate") +
                            "(ctx, buf, buf, " + std::to_string(len) +
                            ")  [TLS record in place: " + hex(in, 24) + "]";
@@ -134,6 +191,8 @@ void CipherSequence::tls_record(const Record& r) {
     return Outcome{{ret, outl}, buf, shown(outl, len)};
   });
   keep_output(a);
+  if (!via_cipher && a.values[0] == 1 && a.values[1] >= 0)
+    held_back_ = held_back_ + len - static_cast<std::size_t>(a.values[1]);
   d_.message_final("tls_record", a.values[0] <= 0);
 }
 
@@ -158,6 +217,11 @@ void CipherSequence::update(const Record& r) {
   const std::string call = std::string("EVP_CipherUpdate(ctx, out, &outl, ") +
                            (in_place ? "out" : "in") + ", " + std::to_string(len) + ")  [in " +
                            hex(in, 24) + "]";
+  // In place, with bytes held back, OpenSSL's CBC decryption writes ahead
+  // of what it still reads: its chaining value (the updated IV) takes a
+  // byte it already overwrote.
+  if (in_place && cbc_ && decrypting() && held_back_ != 0)
+    d_.documented("cbc_in_place_decrypt_with_held_back_bytes");
   auto f = [&](int s) {
     Bytes out = canary(len + kSlack);
     Bytes src = in;
@@ -170,6 +234,8 @@ void CipherSequence::update(const Record& r) {
   };
   const Outcome a =
       aead_ && decrypting() ? d_.both_decrypting("update", call, f) : d_.both("update", call, f);
+  if (a.values[0] == 1 && a.values[1] >= 0)
+    held_back_ = held_back_ + len - static_cast<std::size_t>(a.values[1]);
   keep_output(a);
 }
 
@@ -219,6 +285,15 @@ void CipherSequence::evp_cipher(const Record& r) {
     }
     return Outcome{{ret}, out, len};
   };
+  if (final_call && chacha_poly_) {
+    // OpenSSL before 3.0.22 makes EVP_Cipher(NULL, NULL, 0) a no-op for
+    // ChaCha20-Poly1305: no tag made, none checked (a forgery passes).
+    // cryptoaccel ends the message, as 3.0.22 does; the states part here.
+    if (OpenSSL_version_num() < 0x30000160L)
+      d_.documented("chacha20_poly1305_evp_cipher_final_before_3_0_22", true);
+    else if (decrypting() && !chacha_tag_length_)
+      d_.documented_once("chacha20_poly1305_decrypt_without_tag");
+  }
   const Outcome a = aead_ && decrypting() && !aad_call ? d_.both_decrypting("evp_cipher", call, f)
                                                        : d_.both("evp_cipher", call, f);
   if (!final_call && !aad_call && a.values[0] > 0) keep_output(Outcome{{}, a.bytes, len});
@@ -237,6 +312,11 @@ void CipherSequence::final(const Record&) {
     return Outcome{{ret, outl}, out, shown(outl, kSlack)};
   };
   const char* call = "EVP_CipherFinal_ex(ctx, out, &outl)";
+  // OpenSSL's ChaCha20-Poly1305 compares the first tag-length bytes of the
+  // tag, none when no tag length was ever given: a decryption that never
+  // got its tag passes. cryptoaccel fails it.
+  if (chacha_poly_ && decrypting() && !chacha_tag_length_)
+    d_.documented_once("chacha20_poly1305_decrypt_without_tag");
   const Outcome a = aead_ && decrypting() ? d_.both_decrypting(op, call, f) : d_.both(op, call, f);
   if (a.values[0] == 1) finalised_ = true;
   if (a.shown > 0) keep_output(a);

@@ -56,6 +56,7 @@ class CipherSequence {
   void properties(const OpFilter& filter);
 
   void init(const Record& r);
+  void documented_after_init(bool ok, bool with_cipher, bool with_key, bool with_iv);
 
   // A ctrl whose pointer is an input (copied: writes to it show).
   Outcome ctrl_with_input(int s, int type, int arg, const Bytes& in, bool null_ptr);
@@ -129,6 +130,15 @@ class CipherSequence {
   std::size_t key_len_ = 0, block_ = 1, tls_len_ = 0;
   bool aead_ = false, xts_ = false, gcm_ = false, xts_keyed_ = false, iv_known_ = false;
   bool stale_tag_ = false, finalised_ = false;
+  // For the documented differences (docs/provider.md): AES ECB, CBC and XTS
+  // keep one key schedule per direction; ChaCha20-Poly1305's key and tag
+  // length; bytes held back by a block cipher since init.
+  bool aes_schedules_ = false, cbc_ = false, ctr_ = false, chacha_poly_ = false;
+  bool chacha_keyed_ = false, chacha_tag_length_ = false;
+  int keyed_direction_ = -1;
+  std::size_t held_back_ = 0;  // bytes in, less bytes out, since init
+  bool iv_given_ = false;       // since the context was made
+  int iv_length_ = 12;  // GCM: what SET_IVLEN last set
   const OpFilter* filter_ = nullptr;
 };
 

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <utility>
 
 namespace cryptoaccel::fuzz {
 
@@ -78,8 +79,22 @@ void Differential::begin(std::string call) {
 void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, bool decrypting) {
   std::string& line = trace_.back();
   line.resize(line.size() - std::string_view("  (running)").size());
+  const std::string once = std::exchange(documented_once_, {});
   if (a == b) {
     line += " -> " + describe(a);
+    return;
+  }
+  if (!once.empty()) {
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " +
+            once + ")";
+    ++allowances_.documented[once];
+    return;
+  }
+  if (!documented_.empty() && (documented_values_ || (a.values == b.values &&
+                                                      a.bytes.size() == b.bytes.size()))) {
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " +
+            documented_ + ")";
+    ++allowances_.documented[documented_];
     return;
   }
   if (blind_) {
@@ -98,6 +113,20 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
     return;
   }
   throw Difference(std::string(op), "A and B differ");
+}
+
+void Differential::documented(std::string name, bool values_too) {
+  if (documented_ == name && documented_values_ >= values_too) return;
+  note("documented difference " + name + ": " +
+       (values_too ? "nothing compared from here" : "output bytes not compared from here"));
+  documented_ = std::move(name);
+  documented_values_ = documented_values_ || values_too;
+}
+
+void Differential::end_documented(std::string_view name) {
+  if (documented_ != name || documented_values_) return;
+  note("documented difference " + documented_ + " over: compared again");
+  documented_.clear();
 }
 
 void Differential::message_final(std::string_view op, bool failed_on_both) {

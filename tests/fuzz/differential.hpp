@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -46,11 +47,13 @@ struct OpFilter {
   bool allows(std::string_view op) const { return !skipped.contains(op); }
 };
 
-// The one documented allowance (docs/testing.md): an AEAD decryption that
+// The documented allowances (docs/testing.md): an AEAD decryption that
 // fails authentication may give zeros where the default provider gives the
-// unverified plaintext. Counted per run.
+// unverified plaintext; and the differences docs/provider.md lists under
+// "Where cryptoaccel differs on purpose", each by name. Counted per run.
 struct Allowances {
   long zeroed_unverified_plaintext = 0;
+  std::map<std::string, long, std::less<>> documented;
 };
 
 class Differential {
@@ -100,6 +103,16 @@ class Differential {
 
   bool unpredictable() const { return unpredictable_; }
 
+  // A documented difference (docs/provider.md) is in force: output bytes
+  // are not compared, only return values and lengths; with `values_too`
+  // nothing is (the two contexts no longer hold the same state). Each call
+  // it covers is counted under `name`. Ends with end_documented().
+  void documented(std::string name, bool values_too = false);
+  void end_documented(std::string_view name);
+  // Only the next call may differ, in anything: a documented case where one
+  // side refuses what the other accepts.
+  void documented_once(std::string name) { documented_once_ = std::move(name); }
+
   // While set, nothing is compared: a GCM decryption under an IV each side
   // drew at random (of a ciphertext and tag only A made) succeeds on A and
   // fails on B.
@@ -117,6 +130,9 @@ class Differential {
   std::string pending_zeroes_;
   bool unpredictable_ = false;
   bool blind_ = false;  // the trace line of held zero output, if any
+  std::string documented_;
+  bool documented_values_ = false;
+  std::string documented_once_;
 };
 
 // While a sequence runs, a crash prints its trace so far (the call that
