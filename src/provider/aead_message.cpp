@@ -70,6 +70,30 @@ void AeadMessage::set_key(Bytes key) {
   key_.assign(key);
 }
 
+void AeadMessage::restart_in_stream(bool encrypt, Bytes key) {
+  if (state_ == State::aad) {
+    stream_start();
+  } else if (state_ == State::whole) {
+    stream_start();
+    stream_replay();
+  }
+  if (!key.empty()) set_key(key);
+  encrypt_ = encrypt;
+  if (EVP_CipherInit_ex2(stream_.get(), nullptr, key.empty() ? nullptr : key.data(), nullptr,
+                         encrypt ? 1 : 0, nullptr) != 1)
+    throw DriverFailure("OpenSSL's default provider refused the new key");
+}
+
+bool AeadMessage::stream_ctrl(int type, int arg, void* ptr) {
+  if (state_ == State::aad) {
+    stream_start();
+  } else if (state_ == State::whole) {
+    stream_start();
+    stream_replay();
+  }
+  return EVP_CIPHER_CTX_ctrl(stream_.get(), type, arg, ptr) == 1;
+}
+
 void AeadMessage::begin(bool encrypt, Bytes nonce) {
   encrypt_ = encrypt;
   std::copy(nonce.begin(), nonce.end(), nonce_.begin());
@@ -91,11 +115,12 @@ void AeadMessage::stream_start() {
   stream_.reset(EVP_CIPHER_CTX_new());
   if (!stream_) throw std::bad_alloc();
   start(stream_.get(), cipher, encrypt_, key_.span(), {nonce_.data(), nonce_len_});
-  int outl = 0;
-  if (!aad_.empty() &&
-      EVP_Cipher(stream_.get(), nullptr, aad_.data(), static_cast<unsigned>(aad_.size())) < 0)
+  // Even an empty AAD call starts the message (GCM sets its counter from
+  // the nonce then), as the message had started here.
+  static const std::uint8_t kNone[1] = {0};
+  if (EVP_Cipher(stream_.get(), nullptr, aad_.empty() ? kNone : aad_.data(),
+                 static_cast<unsigned>(aad_.size())) < 0)
     throw DriverFailure("OpenSSL's default provider refused the AAD");
-  (void)outl;
   state_ = State::streaming;
 }
 

@@ -39,6 +39,17 @@ class AeadMessage {
   bool has_key() const noexcept { return session_.has_value(); }
   AeadSession& session() { return *session_; }
 
+  // A key (or only a direction) given in the middle of a message without a
+  // nonce: OpenSSL's GCM goes on with its state reset under the new key
+  // (counter and hash at zero), which only its own implementation
+  // reproduces. `key` empty keeps the key. Throws what set_key throws.
+  void restart_in_stream(bool encrypt, Bytes key);
+
+  // A ctrl applied to the message under way in OpenSSL's implementation
+  // (ChaCha20-Poly1305's tlsivfixed changes the nonce mid-message there).
+  // False where OpenSSL refuses it.
+  bool stream_ctrl(int type, int arg, void* ptr);
+
   // Starts a message under `nonce`: forgets the previous one.
   void begin(bool encrypt, Bytes nonce);
   // Whether this message has seen payload (or was finished).

@@ -41,10 +41,17 @@ class ChaChaPolyCtx {
 
   int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
            std::size_t ivlen, const OSSL_PARAM params[]) {
+    // A message under way that only changes direction goes on, as in
+    // OpenSSL (AeadMessage::restart_in_stream).
+    if (in_message_ && key == nullptr && iv == nullptr && encrypt != encrypt_)
+      message_.restart_in_stream(encrypt, {});
     encrypt_ = encrypt;
     if (iv != nullptr && ivlen != kNonceLen)
       return fail(static_cast<int>(ErrorCode::invalid_iv_length), "the nonce is 12 bytes");
-    if (iv != nullptr) std::copy(iv, iv + ivlen, nonce_.begin());
+    if (iv != nullptr) {
+      std::copy(iv, iv + ivlen, nonce_.begin());
+      counter_nonce_ = nonce_;
+    }
     if (key != nullptr) {
       check_key_length(alg_, keylen);
       message_.set_key({key, keylen});
@@ -146,7 +153,13 @@ class ChaChaPolyCtx {
         return fail(static_cast<int>(ErrorCode::invalid_iv_length),
                     "'tlsivfixed' is the whole 12-byte nonce");
       const auto* fixed = static_cast<const std::uint8_t*>(p->data);
+      // In the middle of a message the new nonce takes over its keystream.
+      if (in_message_ &&
+          !message_.stream_ctrl(EVP_CTRL_AEAD_SET_IV_FIXED, static_cast<int>(kNonceLen),
+                                const_cast<std::uint8_t*>(fixed)))
+        return bad_param(p);
       std::copy(fixed, fixed + kNonceLen, nonce_.begin());
+      counter_nonce_ = nonce_;
     }
     return 1;
   }
@@ -159,12 +172,18 @@ class ChaChaPolyCtx {
     if (!message_.has_key()) return false;
     if (!in_message_) {
       if (tls_payload_ && out != nullptr) return tls_record(out, outl, in, inl);
-      message_.begin(encrypt_, {nonce_.data(), kNonceLen});
+      message_.begin(encrypt_, {counter_nonce_.data(), kNonceLen});
       in_message_ = true;
+      // After "tlsaad" a message that starts with AAD takes the TLS header
+      // as its first AAD and ends with a payload of the record's length and
+      // its tag, as in OpenSSL.
+      if (tls_payload_ && !message_.aad(tls_aad_)) return false;
     }
     if (in != nullptr) {
       if (out == nullptr) {
         if (!message_.aad({in, inl})) return false;
+      } else if (tls_payload_) {
+        return tls_payload(out, outl, in, inl);
       } else {
         const Bytes expected = !encrypt_ && tag_given_ ? Bytes(tag_.data(), tag_len_) : Bytes();
         if (!message_.payload({in, inl}, out, expected)) return false;
@@ -181,6 +200,28 @@ class ChaChaPolyCtx {
     return message_.finish_decrypt({tag_.data(), tag_len_});
   }
 
+  // The payload and tag of a TLS-style message begun with AAD.
+  bool tls_payload(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
+    const std::size_t payload = *tls_payload_;
+    tls_payload_.reset();
+    if (inl != payload + kTagLen) return false;
+    const Bytes tag_in(in + payload, kTagLen);
+    if (!message_.payload({in, payload}, out, encrypt_ ? Bytes() : tag_in)) return false;
+    in_message_ = false;
+    if (encrypt_) {
+      if (!message_.finish_encrypt(std::span<std::uint8_t, kTagLen>(tag_))) return false;
+      std::copy(tag_.begin(), tag_.end(), out + payload);
+      *outl = inl;
+      return true;
+    }
+    if (!message_.finish_decrypt(tag_in)) {
+      secure_wipe(out, payload);
+      return false;
+    }
+    *outl = payload;
+    return true;
+  }
+
   // "tlsaad": the record's payload length (less the tag when decrypting).
   std::size_t tls_init(const std::uint8_t* aad, std::size_t n) {
     if (n != kTlsAadLen) return 0;
@@ -194,6 +235,10 @@ class ChaChaPolyCtx {
     }
     tls_payload_ = length;
     in_message_ = false;
+    // RFC 7905: the nonce xor the sequence number, which stays the nonce in
+    // effect until the next one is given (as OpenSSL's counter does).
+    counter_nonce_ = nonce_;
+    for (std::size_t i = 0; i < 8; ++i) counter_nonce_[4 + i] ^= tls_aad_[i];
     return kTagLen;
   }
 
@@ -202,8 +247,7 @@ class ChaChaPolyCtx {
     const std::size_t payload = *tls_payload_;
     if (inl != payload + kTagLen) return false;
     tls_payload_.reset();
-    std::array<std::uint8_t, kNonceLen> nonce = nonce_;
-    for (std::size_t i = 0; i < 8; ++i) nonce[4 + i] ^= tls_aad_[i];
+    const std::array<std::uint8_t, kNonceLen> nonce = counter_nonce_;
     const Bytes aad(tls_aad_.data(), kTlsAadLen);
     if (encrypt_) {
       message_.session().seal(nonce, aad, {in, payload}, {out, payload}, {out + payload, kTagLen});
@@ -233,7 +277,8 @@ class ChaChaPolyCtx {
   const Algorithm& alg_;
   AeadMessage message_;
   bool encrypt_ = true;
-  std::array<std::uint8_t, kNonceLen> nonce_{};
+  std::array<std::uint8_t, kNonceLen> nonce_{};          // as given (IV, tlsivfixed)
+  std::array<std::uint8_t, kNonceLen> counter_nonce_{};  // in effect (xor a TLS sequence)
   bool in_message_ = false;
   std::array<std::uint8_t, kTagLen> tag_{};  // computed (encrypt) or expected (decrypt)
   // 0 until a tag length is given, as OpenSSL reports it.

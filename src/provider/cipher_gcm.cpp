@@ -51,6 +51,15 @@ class GcmCtx {
 
   int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
            std::size_t ivlen, const OSSL_PARAM params[]) {
+    // A message under way that gets a key or a direction and no nonce goes
+    // on as OpenSSL's does (AeadMessage::restart_in_stream).
+    if (iv == nullptr && iv_state_ == IvState::in_use && (key != nullptr || encrypt != encrypt_)) {
+      if (key != nullptr) check_key_length(alg_, keylen);
+      encrypt_ = encrypt;
+      message_.restart_in_stream(encrypt, key != nullptr ? Bytes(key, keylen) : Bytes());
+      if (key != nullptr) tls_records_ = 0;
+      return set_params(params);
+    }
     encrypt_ = encrypt;
     if (iv != nullptr) {
       if (ivlen == 0 || ivlen > kMaxIv)
@@ -292,6 +301,7 @@ class GcmCtx {
     if (encrypt_ ? !generate_iv(out, kExplicitIv) : !set_invocation(in, kExplicitIv)) return false;
     const Bytes nonce(before.data(), iv_len_);
     const Bytes aad(buf_.data(), *tls_aad_len_);
+    tag_len_ = kTagLen;  // OpenSSL's one-shot record sets it, whatever follows
     const std::size_t payload = inl - kExplicitIv - kTagLen;
     std::uint8_t* body = out + kExplicitIv;
     if (encrypt_) {

@@ -37,6 +37,7 @@ void CipherSequence::set_ivlen(const Record& r) {
   static constexpr int kLens[] = {-1, 0,  1,  4,  7,  8,  11,  12,  13,
                                   15, 16, 17, 24, 32, 64, 128, 129, 1024};
   const int len = r.pick(0, kLens);
+  if (gcm_ && tls_aad_tried_ && len < 8) return;  // as in tls_aad()
   const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN,
                               len, {}, true) > 0;
   if (ok) iv_length_ = len;
@@ -148,6 +149,10 @@ void CipherSequence::tls_aad(const Record& r) {
   aad[11] = static_cast<unsigned char>(len >> 8);
   aad[12] = static_cast<unsigned char>(len);
   const int arg = r.pick(1, kArgs);
+  // A GCM TLS record takes its 8-byte explicit IV from the end of the IV:
+  // OpenSSL 3.0 writes in front of a shorter IV. Not asked of either side.
+  if (gcm_ && iv_length_ < 8) return;
+  tls_aad_tried_ = true;
   const std::string call = "EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, " +
                            std::to_string(arg) + ", " + hex(aad.data(), 13) + ")";
   const Outcome a = d_.both("tls_aad", call, [&](int s) {

@@ -123,7 +123,7 @@ void CipherSequence::init(const Record& r) {
 void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_key,
                                            bool with_iv) {
   if (with_cipher) {  // a new context: its tag length and key are unset
-    chacha_keyed_ = chacha_tag_length_ = iv_given_ = false;
+    chacha_keyed_ = chacha_tag_length_ = iv_given_ = tls_aad_tried_ = false;
     keyed_direction_ = -1;
     iv_length_ = 12;
   }
@@ -175,6 +175,8 @@ void CipherSequence::tls_record(const Record& r) {
     d_.documented("cbc_evp_cipher_partial_block_decrypt");
   if (!via_cipher && cbc_ && decrypting() && held_back_ != 0)
     d_.documented("cbc_in_place_decrypt_with_held_back_bytes");
+  if (via_cipher && len == 0 && chacha_poly_ && OpenSSL_version_num() < 0x30000160L)
+    d_.documented("chacha20_poly1305_empty_evp_cipher_before_3_0_22", true);
   const std::string call = std::string(via_cipher ? "EVP_Cipher" : "EVP_CipherUpdate") +
                            "(ctx, buf, buf, " + std::to_string(len) +
                            ")  [TLS record in place: " + hex(in, 24) + "]";
@@ -285,13 +287,15 @@ void CipherSequence::evp_cipher(const Record& r) {
     }
     return Outcome{{ret}, out, len};
   };
-  if (final_call && chacha_poly_) {
-    // OpenSSL before 3.0.22 makes EVP_Cipher(NULL, NULL, 0) a no-op for
-    // ChaCha20-Poly1305: no tag made, none checked (a forgery passes).
-    // cryptoaccel ends the message, as 3.0.22 does; the states part here.
+  if (len == 0 && chacha_poly_) {
+    // OpenSSL before 3.0.22 makes EVP_Cipher(..., 0) a no-op for
+    // ChaCha20-Poly1305, the final EVP_Cipher(NULL, NULL, 0) too: no tag
+    // made, none checked (a forgery passes). cryptoaccel ends the message,
+    // or refuses a record of the wrong length, as 3.0.22 does; the states
+    // part here.
     if (OpenSSL_version_num() < 0x30000160L)
-      d_.documented("chacha20_poly1305_evp_cipher_final_before_3_0_22", true);
-    else if (decrypting() && !chacha_tag_length_)
+      d_.documented("chacha20_poly1305_empty_evp_cipher_before_3_0_22", true);
+    else if (final_call && decrypting() && !chacha_tag_length_)
       d_.documented_once("chacha20_poly1305_decrypt_without_tag");
   }
   const Outcome a = aead_ && decrypting() && !aad_call ? d_.both_decrypting("evp_cipher", call, f)
