@@ -49,6 +49,7 @@ class BlockCipherCtx {
         encrypt_(other.encrypt_),
         padding_(other.padding_),
         iv_set_(other.iv_set_),
+        chacha_block_kept_(other.chacha_block_kept_),
         iv_(other.iv_),
         chain_(other.chain_),
         num_(other.num_),
@@ -82,6 +83,8 @@ class BlockCipherCtx {
     encrypt_ = encrypt;
     const bool chacha = alg_.mode == CipherMode::chacha20;
     if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, chain_, 1);
+    if (chacha && key != nullptr && iv == nullptr && chacha_block_kept_) step_chacha_back(chain_);
+    chacha_block_kept_ = false;
     if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
     buf_len_ = 0;
     started_ = false;
@@ -335,6 +338,13 @@ class BlockCipherCtx {
   }
 
  private:
+  // ChaCha20's block counter (little-endian, 32 bits carrying into the next
+  // 32 as OpenSSL's does), one block back.
+  static void step_chacha_back(std::array<std::uint8_t, 16>& iv) {
+    for (std::size_t i = 0; i < 8; ++i)
+      if (iv[i]-- != 0) break;
+  }
+
   // A big-endian 128-bit counter, one block back.
   static void step_counter_back(std::array<std::uint8_t, 16>& counter) {
     for (std::size_t i = counter.size(); i-- > 0;)
@@ -405,6 +415,11 @@ class BlockCipherCtx {
     return alg_.mode == CipherMode::ctr || alg_.mode == CipherMode::chacha20;
   }
   void advance_stream(std::size_t n) {
+    // OpenSSL's ChaCha20 leaves a block that an update finishes exactly
+    // where it started mid-block as its current one (its position at the
+    // end of that block): a key-only re-init then starts that block again.
+    chacha_block_kept_ =
+        alg_.mode == CipherMode::chacha20 && num_ != 0 && num_ + n == alg_.block_size;
     advance_counter(alg_, chain_, (num_ + n) / alg_.block_size);
     num_ = (num_ + n) % alg_.block_size;
   }
@@ -559,6 +574,7 @@ class BlockCipherCtx {
   bool padding_ = true;
   bool started_ = false;
   bool iv_set_ = false;
+  bool chacha_block_kept_ = false;  // see advance_stream()
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
   std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
   std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block

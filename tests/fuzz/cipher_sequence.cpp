@@ -145,7 +145,9 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
   if (with_iv) d_.end_documented("ctr_num_set");
   if (with_key) {
     keyed_direction_ = direction;
-    d_.end_documented("aes_direction_changed_without_key");
+    // A CBC chain computed under the wrong schedule stays OpenSSL's until
+    // an IV restarts it.
+    if (!cbc_ || iv_given_) d_.end_documented("aes_direction_changed_without_key");
   } else if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_) {
     // OpenSSL keeps the other direction's AES key schedule: its output is
     // not the decryption (or encryption) of anything.
