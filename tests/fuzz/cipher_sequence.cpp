@@ -131,7 +131,7 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
   if (!ok) {
     // OpenSSL takes the direction before it refuses a key (XTS halves).
     if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_)
-      d_.documented("aes_direction_changed_without_key");
+      d_.documented("aes_direction_changed_without_key", true);
     return;
   }
   held_back_ = 0;
@@ -150,8 +150,9 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
     if (!cbc_ || iv_given_) d_.end_documented("aes_direction_changed_without_key");
   } else if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_) {
     // OpenSSL keeps the other direction's AES key schedule: its output is
-    // not the decryption (or encryption) of anything.
-    d_.documented("aes_direction_changed_without_key");
+    // not the decryption (or encryption) of anything, and whether its
+    // padding checks out is chance.
+    d_.documented("aes_direction_changed_without_key", true);
   }
   if (chacha_poly_ && with_key) chacha_keyed_ = true;
   // Without a key OpenSSL's ChaCha20-Poly1305 runs under an all-zero key;

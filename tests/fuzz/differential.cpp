@@ -124,9 +124,10 @@ void Differential::documented(std::string name, bool values_too) {
 }
 
 void Differential::end_documented(std::string_view name) {
-  if (documented_ != name || documented_values_) return;
+  if (documented_ != name) return;
   note("documented difference " + documented_ + " over: compared again");
   documented_.clear();
+  documented_values_ = false;
 }
 
 void Differential::message_final(std::string_view op, bool failed_on_both) {

@@ -106,7 +106,8 @@ class Differential {
   // A documented difference (docs/provider.md) is in force: output bytes
   // are not compared, only return values and lengths; with `values_too`
   // nothing is (the two contexts no longer hold the same state). Each call
-  // it covers is counted under `name`. Ends with end_documented().
+  // it covers is counted under `name`. Ends with end_documented(name), when
+  // the sequence knows both sides hold the same state again.
   void documented(std::string name, bool values_too = false);
   void end_documented(std::string_view name);
   // Only the next call may differ, in anything: a documented case where one
