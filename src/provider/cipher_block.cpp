@@ -400,8 +400,8 @@ class BlockCipherCtx {
       if (!read_size(pc_, p, v)) return 0;
       const bool key = std::string_view(name) == OSSL_CIPHER_PARAM_KEYLEN;
       if (v != (key ? alg_.key_size.min : alg_.iv_size)) {
-        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: chacha20: %s must be %zu",
-                          name, key ? alg_.key_size.min : alg_.iv_size);
+        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: chacha20: %s must be %zu", name,
+                          key ? alg_.key_size.min : alg_.iv_size);
         return 0;
       }
     }
@@ -574,7 +574,7 @@ class BlockCipherCtx {
   bool padding_ = true;
   bool started_ = false;
   bool iv_set_ = false;
-  bool chacha_block_kept_ = false;  // see advance_stream()
+  bool chacha_block_kept_ = false;        // see advance_stream()
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
   std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
   std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block

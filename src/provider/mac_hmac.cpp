@@ -38,16 +38,6 @@ struct MacCtxFree {
 };
 using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 
-// The parameters for OpenSSL's own HMAC: all of them but "properties",
-// which name providers of the caller's library context, not of ours.
-std::vector<OSSL_PARAM> for_openssl(const OSSL_PARAM params[]) {
-  std::vector<OSSL_PARAM> out;
-  for (const OSSL_PARAM* p = params; p != nullptr && p->key != nullptr; ++p)
-    if (std::string_view(p->key) != OSSL_MAC_PARAM_PROPERTIES) out.push_back(*p);
-  out.push_back(OSSL_PARAM_construct_end());
-  return out;
-}
-
 // Secret bytes of any length (HMAC keys), wiped when replaced or released.
 class SecretBytes {
  public:
@@ -68,21 +58,29 @@ class SecretBytes {
   std::vector<std::uint8_t> bytes_;
 };
 
+// The HMAC context keeps OpenSSL's contract (hmac_prov.c over HMAC_CTX): a
+// "digest" parameter only selects the digest; a key (parameter or init)
+// keys the HMAC with the selected digest; a NULL key restarts the HMAC
+// keyed before, when the digest is still that one; "size" is 0 until a key
+// was taken. Digests of the table run on the dispatcher's drivers, others
+// on OpenSSL's own HMAC.
 class HmacCtx {
  public:
   explicit HmacCtx(ProviderContext* pc) : pc_(pc) {}
   HmacCtx(const HmacCtx& other)
       : pc_(other.pc_),
-        hmac_(other.hmac_),
+        selected_(other.selected_),
+        selected_other_(other.selected_other_),
+        selected_block_size_(other.selected_block_size_),
+        keyed_(other.keyed_),
+        keyed_other_(other.keyed_other_),
         key_(other.key_),
-        has_key_(other.has_key_),
         runner_(other.runner_),
         tls_data_size_(other.tls_data_size_),
         tls_header_(other.tls_header_),
         tls_header_set_(other.tls_header_set_),
         tls_mac_(other.tls_mac_),
-        tls_mac_ready_(other.tls_mac_ready_),
-        digest_name_(other.digest_name_) {
+        tls_mac_ready_(other.tls_mac_ready_) {
     if (other.openssl_) {
       openssl_.reset(EVP_MAC_CTX_dup(other.openssl_.get()));
       if (!openssl_) throw DriverFailure("cannot copy OpenSSL's HMAC context");
@@ -94,21 +92,15 @@ class HmacCtx {
 
   int init(const std::uint8_t* key, std::size_t keylen, const OSSL_PARAM params[]) {
     if (!set_params(params)) return 0;
-    if (openssl_) return EVP_MAC_init(openssl_.get(), key, keylen, nullptr);
-    if (key != nullptr) {
-      if (hmac_ == nullptr) return fail(kReasonNotInitialised, "set the digest before the key");
-      set_key({key, keylen});
-    }
-    if (!runner_) return fail(kReasonNotInitialised, "HMAC needs a digest and a key");
-    runner_->restart();
     tls_header_set_ = false;
     tls_mac_ready_ = false;
-    return 1;
+    if (key != nullptr) return set_key({key, keylen});
+    return restart();
   }
 
   int update(const std::uint8_t* in, std::size_t inl) {
     if (openssl_) [[unlikely]] {
-      pc_->openssl_default().count("hmac(" + digest_name_ + ")", inl);
+      pc_->openssl_default().count("hmac(" + keyed_other_ + ")", inl);
       return EVP_MAC_update(openssl_.get(), in, inl);
     }
     if (!runner_) [[unlikely]]
@@ -137,13 +129,11 @@ class HmacCtx {
   }
 
   int get_params(OSSL_PARAM params[]) const {
-    if (openssl_) return EVP_MAC_CTX_get_params(openssl_.get(), params);
     OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) &&
-        !OSSL_PARAM_set_size_t(p, hmac_ ? hmac_->output_size : 0))
+    if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) && !OSSL_PARAM_set_size_t(p, size()))
       return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_BLOCK_SIZE)) &&
-        !OSSL_PARAM_set_size_t(p, hmac_ ? hmac_->block_size : 0))
+        !OSSL_PARAM_set_int(p, static_cast<int>(selected_block_size_)))
       return 0;
     return 1;
   }
@@ -151,31 +141,18 @@ class HmacCtx {
   int set_params(const OSSL_PARAM params[]) {
     if (params == nullptr) return 1;
     const OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_DIGEST))) {
-      if (p->data_type != OSSL_PARAM_UTF8_STRING)
-        return fail(kReasonBadParameter, "'digest' must be a string");
-      const char* digest = static_cast<const char*>(p->data);
-      const Algorithm* hmac = hmac_for_digest(*pc_, digest);
-      if (hmac == nullptr) return use_openssl(digest, params);
-      openssl_.reset();
-      if (hmac != hmac_) {
-        hmac_ = hmac;
-        runner_.reset();
-        if (has_key_) open();
-      }
-    }
-    if (openssl_) return EVP_MAC_CTX_set_params(openssl_.get(), for_openssl(params).data());
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_DIGEST)) && !select_digest(p)) return 0;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING)
         return fail(kReasonBadParameter, "'key' must be an octet string");
-      // As OpenSSL's HMAC: no key without a digest, and a NULL key keeps
-      // the key already set (there is none to keep before the first).
-      if (hmac_ == nullptr) return fail(kReasonNotInitialised, "set the digest before the key");
       if (p->data == nullptr) {
-        if (!has_key_) return fail(kReasonNotInitialised, "a NULL key with no key set before");
-        runner_->restart();
-      } else {
-        set_key({static_cast<const std::uint8_t*>(p->data), p->data_size});
+        // A NULL key keeps the keyed HMAC, for the same digest only.
+        key_.assign({});
+        if (tls_data_size_ == 0 && !selected()) return 1;
+        if (!same_digest_keyed()) return fail(kReasonNotInitialised, "a NULL key with no key set");
+        if (!restart()) return 0;
+      } else if (!set_key({static_cast<const std::uint8_t*>(p->data), p->data_size})) {
+        return 0;
       }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_TLS_DATA_SIZE))) {
@@ -184,53 +161,101 @@ class HmacCtx {
       tls_data_size_ = v;
     }
     // "properties", "digest-noinit" and "digest-oneshot" change nothing
-    // here: the digest is always ours and always starts fresh.
+    // here: the digest is always fetched by this provider and starts fresh.
     return 1;
   }
 
  private:
-  // OpenSSL's own HMAC serves a digest no driver offers, with every
-  // parameter given so far (the key) and those of this call.
-  int use_openssl(const char* digest, const OSSL_PARAM params[]) {
+  bool selected() const noexcept { return selected_ != nullptr || !selected_other_.empty(); }
+  bool same_digest_keyed() const {
+    return (runner_ && selected_ == keyed_) ||
+           (openssl_ && selected_ == nullptr && selected_other_ == keyed_other_);
+  }
+  std::size_t size() const {
+    if (runner_) return runner_->size();
+    if (openssl_) return EVP_MAC_CTX_get_mac_size(openssl_.get());
+    return 0;
+  }
+
+  // "digest": a digest of the table, or one OpenSSL's default provider has.
+  bool select_digest(const OSSL_PARAM* p) {
+    if (p->data_type != OSSL_PARAM_UTF8_STRING || p->data == nullptr)
+      return fail(kReasonBadParameter, "'digest' must be a string") != 0;
+    const char* name = static_cast<const char*>(p->data);
+    if (const Algorithm* hmac = hmac_for_digest(*pc_, name)) {
+      selected_ = hmac;
+      selected_other_.clear();
+      selected_block_size_ = hmac->block_size;
+      return true;
+    }
+    EVP_MD* md = EVP_MD_fetch(pc_->openssl_default().libctx(), name, "provider=default");
+    if (md == nullptr) {
+      // OpenSSL forgets the digest selected before.
+      selected_ = nullptr;
+      selected_other_.clear();
+      selected_block_size_ = 0;
+      return fail(kReasonBadParameter, "no such digest") != 0;
+    }
+    selected_block_size_ = static_cast<std::size_t>(EVP_MD_get_block_size(md));
+    EVP_MD_free(md);
+    selected_ = nullptr;
+    selected_other_ = name;
+    return true;
+  }
+
+  // Keys the HMAC with the selected digest or, with none selected, the one
+  // keyed before (as HMAC_Init_ex with no digest).
+  int set_key(Bytes key) {
+    const Algorithm* table = selected_;
+    std::string other = selected_other_;
+    if (!selected()) {
+      if (!runner_ && !openssl_)
+        return fail(kReasonNotInitialised, "set the digest before the key");
+      table = runner_ ? keyed_ : nullptr;
+      other = runner_ ? std::string() : keyed_other_;
+    }
+    key_.assign(key);
+    if (table != nullptr) {
+      open(*table);
+      openssl_.reset();
+      keyed_ = table;
+      return 1;
+    }
+    // OpenSSL's own HMAC serves a digest no driver offers.
     EVP_MAC* mac = EVP_MAC_fetch(pc_->openssl_default().libctx(), "HMAC", "provider=default");
     if (mac == nullptr) return fail(kReasonInternal, "OpenSSL's HMAC is not available");
-    openssl_.reset(EVP_MAC_CTX_new(mac));
+    MacCtxPtr ctx(EVP_MAC_CTX_new(mac));
     EVP_MAC_free(mac);
-    if (!openssl_) throw std::bad_alloc();
-    digest_name_ = digest;
+    if (!ctx) throw std::bad_alloc();
+    const OSSL_PARAM with_key[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, other.data(), 0),
+        OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, const_cast<std::uint8_t*>(key.data()),
+                                          key.size()),
+        OSSL_PARAM_END};
+    if (EVP_MAC_CTX_set_params(ctx.get(), with_key) != 1) return 0;
+    openssl_ = std::move(ctx);
     runner_.reset();
-    hmac_ = nullptr;
-    const std::vector<OSSL_PARAM> forwarded = for_openssl(params);
-    if (EVP_MAC_CTX_set_params(openssl_.get(), forwarded.data()) != 1) {
-      openssl_.reset();
-      return 0;
-    }
-    if (has_key_ && OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY) == nullptr) {
-      const Bytes key = key_.span();
-      const OSSL_PARAM with_key[] = {
-          OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY,
-                                            const_cast<std::uint8_t*>(key.data()), key.size()),
-          OSSL_PARAM_END};
-      if (EVP_MAC_CTX_set_params(openssl_.get(), with_key) != 1) return 0;
-    }
+    keyed_other_ = other;
     return 1;
   }
 
-  void set_key(Bytes key) {
-    key_.assign(key);
-    has_key_ = true;
-    open();
+  // Restarts the keyed HMAC (OpenSSL's HMAC_Init_ex with no key).
+  int restart() {
+    if (openssl_) return EVP_MAC_init(openssl_.get(), nullptr, 0, nullptr);
+    if (!runner_) return fail(kReasonNotInitialised, "HMAC needs a digest and a key");
+    runner_->restart();
+    return 1;
   }
 
-  void open() {
-    const SessionOptions& options = pc_->options(hmac_->id);
+  void open(const Algorithm& hmac) {
+    const SessionOptions& options = pc_->options(hmac.id);
     try {
-      runner_.emplace(MacSession(hmac_->name, key_.span(), options));
+      runner_.emplace(MacSession(hmac.name, key_.span(), options));
       return;
     } catch (const Error&) {
       if (options.driver.empty()) throw;
     }
-    runner_.emplace(MacSession(hmac_->name, key_.span(), pc_->unpinned()));
+    runner_.emplace(MacSession(hmac.name, key_.span(), pc_->unpinned()));
   }
 
   // libssl's CBC record MAC: the 13-byte header, then the payload, whose
@@ -272,18 +297,19 @@ class HmacCtx {
   }
 
   ProviderContext* pc_;
-  const Algorithm* hmac_ = nullptr;
+  const Algorithm* selected_ = nullptr;  // the "digest" parameter, from the table
+  std::string selected_other_;           // ... or another OpenSSL digest
+  std::size_t selected_block_size_ = 0;
+  const Algorithm* keyed_ = nullptr;  // what runner_ was keyed with
+  std::string keyed_other_;           // what openssl_ was keyed with
   SecretBytes key_;
-  bool has_key_ = false;
   std::optional<DigestRunner> runner_;
   std::size_t tls_data_size_ = 0;
   std::array<std::uint8_t, kTlsHeader> tls_header_{};
   bool tls_header_set_ = false;
   std::array<std::uint8_t, 64> tls_mac_{};
   bool tls_mac_ready_ = false;
-  // A digest no driver offers: OpenSSL's own HMAC serves the context.
-  MacCtxPtr openssl_;
-  std::string digest_name_;
+  MacCtxPtr openssl_;  // a digest no driver offers: OpenSSL's own HMAC
 };
 
 HmacCtx* ctx_of(void* vctx) {

@@ -38,8 +38,8 @@ void CipherSequence::set_ivlen(const Record& r) {
                                   15, 16, 17, 24, 32, 64, 128, 129, 1024};
   const int len = r.pick(0, kLens);
   if (gcm_ && tls_aad_tried_ && len < 8) return;  // as in tls_aad()
-  const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN,
-                              len, {}, true) > 0;
+  const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN, len,
+                              {}, true) > 0;
   if (ok) iv_length_ = len;
   if (gcm_ && ok) {  // the IV is unset: an encryption draws one
     iv_known_ = false;
@@ -174,9 +174,8 @@ void CipherSequence::set_num(const Record& r) {
   // indexes its 16-byte keystream block with it (-1 crashes CTR).
   static constexpr int kNums[] = {0, 1, 7, 15};
   const int num = r.pick(0, kNums);
-  const Outcome a =
-      d_.both("set_num", "EVP_CIPHER_CTX_set_num(ctx, " + std::to_string(num) + ")",
-              [&](int s) { return value(EVP_CIPHER_CTX_set_num(ctx(s), num)); });
+  const Outcome a = d_.both("set_num", "EVP_CIPHER_CTX_set_num(ctx, " + std::to_string(num) + ")",
+                            [&](int s) { return value(EVP_CIPHER_CTX_set_num(ctx(s), num)); });
   // OpenSSL's CTR then takes keystream from whatever its buffer holds (in a
   // fresh context zeros: the plaintext itself).
   if (ctr_ && num != 0 && a.values[0] == 1) d_.documented("ctr_num_set");

@@ -18,8 +18,8 @@ CipherSequence::CipherSequence(const Target& t, Differential& d) : t_(t), d_(d) 
   block_ = static_cast<std::size_t>(EVP_CIPHER_get_block_size(a));
   const int mode = EVP_CIPHER_get_mode(a);
   const std::string name = EVP_CIPHER_get0_name(a);
-  aes_schedules_ = name.rfind("AES", 0) == 0 &&
-                   (mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CBC_MODE || xts_);
+  aes_schedules_ =
+      name.rfind("AES", 0) == 0 && (mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CBC_MODE || xts_);
   cbc_ = mode == EVP_CIPH_CBC_MODE;
   ctr_ = mode == EVP_CIPH_CTR_MODE;
   chacha_poly_ = aead_ && !gcm_;
@@ -120,8 +120,7 @@ void CipherSequence::init(const Record& r) {
 
 // Where OpenSSL 3.0.19's default provider gives what cryptoaccel does not
 // on purpose (docs/provider.md, "Where cryptoaccel differs on purpose").
-void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_key,
-                                           bool with_iv) {
+void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_key, bool with_iv) {
   if (with_cipher) {  // a new context: its tag length and key are unset
     chacha_keyed_ = chacha_tag_length_ = iv_given_ = tls_aad_tried_ = false;
     keyed_direction_ = -1;

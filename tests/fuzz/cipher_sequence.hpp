@@ -136,10 +136,10 @@ class CipherSequence {
   bool aes_schedules_ = false, cbc_ = false, ctr_ = false, chacha_poly_ = false;
   bool chacha_keyed_ = false, chacha_tag_length_ = false;
   int keyed_direction_ = -1;
-  std::size_t held_back_ = 0;  // bytes in, less bytes out, since init
+  std::size_t held_back_ = 0;   // bytes in, less bytes out, since init
   bool iv_given_ = false;       // since the context was made
   bool tls_aad_tried_ = false;  // since the context was made
-  int iv_length_ = 12;  // GCM: what SET_IVLEN last set
+  int iv_length_ = 12;          // GCM: what SET_IVLEN last set
   const OpFilter* filter_ = nullptr;
 };
 

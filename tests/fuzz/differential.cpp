@@ -85,15 +85,15 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
     return;
   }
   if (!once.empty()) {
-    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " +
-            once + ")";
+    line +=
+        "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " + once + ")";
     ++allowances_.documented[once];
     return;
   }
-  if (!documented_.empty() && (documented_values_ || (a.values == b.values &&
-                                                      a.bytes.size() == b.bytes.size()))) {
-    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " +
-            documented_ + ")";
+  if (!documented_.empty() &&
+      (documented_values_ || (a.values == b.values && a.bytes.size() == b.bytes.size()))) {
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) +
+            "  (documented: " + documented_ + ")";
     ++allowances_.documented[documented_];
     return;
   }
