@@ -37,10 +37,8 @@ run: build
 
 test: test-unit test-asan test-tsan
 
-# Tests labelled known-gap fail on what issue 14 has not yet resolved; they
-# are run by `ctest -L known-gap`, not by `make test`.
 test-unit: build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE known-gap
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
 test-asan: deps
 	@$(CONFIGURE) -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
