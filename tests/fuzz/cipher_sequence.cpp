@@ -37,14 +37,7 @@ void CipherSequence::run(std::span<const Record> records, const OpFilter& filter
 }
 
 const CipherSequence::Operation& CipherSequence::select(std::uint8_t byte) {
-  unsigned total = 0;
-  for (const Operation& op : kOperations) total += op.weight;
-  unsigned at = byte % total;
-  for (const Operation& op : kOperations) {
-    if (at < op.weight) return op;
-    at -= op.weight;
-  }
-  return kOperations[0];
+  return pick_weighted(kOperations, byte);
 }
 
 // Calls that dereference the context's cipher inside libcrypto itself

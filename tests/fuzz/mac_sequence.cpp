@@ -47,14 +47,7 @@ class MacSequence {
 
  private:
   static const Operation& select(std::uint8_t byte) {
-    unsigned total = 0;
-    for (const Operation& op : kOperations) total += op.weight;
-    unsigned at = byte % total;
-    for (const Operation& op : kOperations) {
-      if (at < op.weight) return op;
-      at -= op.weight;
-    }
-    return kOperations[0];
+    return pick_weighted(kOperations, byte);
   }
 
   EVP_MAC_CTX* ctx(int s) const { return ctx_[s].get(); }

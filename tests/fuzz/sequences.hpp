@@ -3,6 +3,8 @@
 // The first record is always read as an initialisation.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +30,19 @@ void run_sequence(const Setup& setup, const Target& t, std::span<const Record> r
 std::vector<std::string> cipher_operation_names();
 std::vector<std::string> digest_operation_names();
 std::vector<std::string> mac_operation_names();
+
+// The operation `byte` picks from `ops`, each as often as its weight.
+template <typename Operation, std::size_t N>
+const Operation& pick_weighted(const std::array<Operation, N>& ops, std::uint8_t byte) {
+  unsigned total = 0;
+  for (const Operation& op : ops) total += op.weight;
+  unsigned at = byte % total;
+  for (const Operation& op : ops) {
+    if (at < op.weight) return op;
+    at -= op.weight;
+  }
+  return ops[0];
+}
 
 // Lengths the sequences pick from: block edges, TLS sizes, and anything.
 std::size_t pick_length(const Record& r, std::size_t i, std::size_t max);
