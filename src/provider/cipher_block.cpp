@@ -15,6 +15,7 @@
 #include <new>
 #include <optional>
 
+#include "block_cipher_ctx.hpp"
 #include "cipher_common.hpp"
 #include "cipher_families.hpp"
 #include "dispatch.hpp"
@@ -24,8 +25,6 @@
 
 namespace cryptoaccel::provider {
 namespace {
-
-constexpr std::size_t kMaxBlock = 16;
 
 CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
   const SessionOptions& options = pc.options(a.id);
@@ -39,579 +38,403 @@ CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
   return CipherSession(a.name, key, pc.unpinned());
 }
 
-class BlockCipherCtx {
- public:
-  BlockCipherCtx(ProviderContext* pc, const Algorithm& a) : pc_(pc), alg_(a) {}
-  BlockCipherCtx(const BlockCipherCtx& other)
-      : pc_(other.pc_),
-        alg_(other.alg_),
-        key_(other.key_),
-        encrypt_(other.encrypt_),
-        padding_(other.padding_),
-        iv_set_(other.iv_set_),
-        chacha_block_kept_(other.chacha_block_kept_),
-        iv_(other.iv_),
-        chain_(other.chain_),
-        num_(other.num_),
-        buf_(other.buf_),
-        buf_len_(other.buf_len_),
-        tls_version_(other.tls_version_),
-        tls_mac_size_(other.tls_mac_size_) {
-    if (other.openssl_xts_) {
-      openssl_xts_.reset(EVP_CIPHER_CTX_new());
-      if (!openssl_xts_ || EVP_CIPHER_CTX_copy(openssl_xts_.get(), other.openssl_xts_.get()) != 1)
-        throw DriverFailure("cannot copy OpenSSL's XTS context");
-    } else if (!key_.empty()) {
-      session_.emplace(open_cipher(*pc_, alg_, key_.span()));
-      if (other.started_) restart(num_);
-    }
-  }
-  ~BlockCipherCtx() {
-    secure_wipe(buf_.data(), buf_.size());
-    secure_wipe(chain_.data(), chain_.size());
-  }
+}  // namespace
 
-  ProviderContext* pc() const noexcept { return pc_; }
-
-  // As OpenSSL's generic ciphers: a NULL key keeps the key, a NULL IV keeps
-  // the running state except that CBC goes back to the IV last given (as
-  // 1.1.1 did) and CTR continues its counter from the next whole block.
-  // ChaCha20 continues exactly where it stood, or, as OpenSSL's does, from
-  // the start of the current block when only the key changes.
-  int init(bool encrypt, const std::uint8_t* key, std::size_t keylen, const std::uint8_t* iv,
-           std::size_t ivlen, const OSSL_PARAM params[]) {
-    encrypt_ = encrypt;
-    const bool chacha = alg_.mode == CipherMode::chacha20;
-    if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, chain_, 1);
-    if (chacha && key != nullptr && iv == nullptr && chacha_block_kept_) step_chacha_back(chain_);
-    chacha_block_kept_ = false;
-    if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
-    buf_len_ = 0;
-    started_ = false;
-    if (iv != nullptr && alg_.iv_size != 0) {
-      if (ivlen != alg_.iv_size)
-        throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
-                              "-byte IV, not " + std::to_string(ivlen));
-      std::copy(iv, iv + ivlen, iv_.begin());
-      chain_ = iv_;
-      iv_set_ = true;
-    } else if (alg_.mode == CipherMode::cbc && iv_set_) {
-      chain_ = iv_;
-    }
-    if (key != nullptr) {
-      check_key_length(alg_, keylen);
-      const Bytes k(key, keylen);
-      if (alg_.mode == CipherMode::xts && !encrypt && halves_equal(k)) {
-        open_openssl_xts(k);
-      } else if (!session_ || !key_.equals(k)) {
-        // Re-keying with the same key (speed's GCM loop, libssl) keeps the
-        // session and its key schedule.
-        // A key refused (XTS halves equal, to encrypt) leaves the old one,
-        // as in OpenSSL.
-        CipherSession fresh = open_cipher(*pc_, alg_, k);
-        openssl_xts_.reset();
-        session_.emplace(std::move(fresh));
-        key_.assign(k);
-      }
-    }
-    if (!set_params(params)) return 0;
-    if (session_) restart(num_);
-    return 1;
-  }
-
-  // OSSL_FUNC_CIPHER_CIPHER, what EVP_Cipher() calls (OpenSSH per packet):
-  // the raw mode over `in` with no padding or buffering, as OpenSSL's
-  // generic cipher; a CTR stream continues where it stood.
-  int cipher(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
-             std::size_t inl) {
-    if (alg_.mode == CipherMode::xts) return update(out, outl, outsz, in, inl);
-    if (!session_) [[unlikely]]
-      return not_initialised();
-    if (outsz < inl) [[unlikely]]
-      return too_small(inl, outsz);
-    std::size_t n = inl;
-    if (alg_.mode == CipherMode::ecb || alg_.mode == CipherMode::cbc)
-      n = inl / alg_.block_size * alg_.block_size;
-    if (n != 0) {
-      if (keystream()) {
-        session_->update({in, n}, {out, n});
-        advance_stream(n);
-      } else {
-        run(in, out, n);
-      }
-    }
-    // OpenSSL's raw CBC encrypts a trailing partial block as if padded with
-    // zeros and writes the whole block (EVP_Cipher leaves room for it).
-    if (alg_.mode == CipherMode::cbc && encrypt_ && n != inl) {
-      const std::size_t bs = alg_.block_size;
-      if (outsz < n + bs) return too_small(n + bs, outsz);
-      std::array<std::uint8_t, kMaxBlock> last{};
-      std::copy(in + n, in + inl, last.begin());
-      run(last.data(), out + n, bs);
-    }
-    *outl = inl;
-    return 1;
-  }
-
-  int update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
-             std::size_t inl) {
-    if (!session_ && !openssl_xts_) [[unlikely]]
-      return not_initialised();
-    switch (alg_.mode) {
-      case CipherMode::ctr:
-      case CipherMode::chacha20:
-        if (outsz < inl) [[unlikely]]
-          return too_small(inl, outsz);
-        session_->update({in, inl}, {out, inl});
-        advance_stream(inl);
-        *outl = inl;
-        return 1;
-      case CipherMode::xts:
-        if (outsz < inl) [[unlikely]]
-          return too_small(inl, outsz);
-        // OpenSSL refuses to run XTS with no tweak rather than use zeros.
-        if (!iv_set_) [[unlikely]] {
-          CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no tweak (IV) set",
-                            std::string(alg_.name).c_str());
-          return 0;
-        }
-        if (openssl_xts_) return openssl_xts(out, outl, in, inl);
-        if (encrypt_)
-          session_->encrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
-        else
-          session_->decrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
-        *outl = inl;
-        return 1;
-      default:
-        if (tls_version_ != 0 && alg_.mode == CipherMode::cbc)
-          return encrypt_ ? tls_seal(out, outl, outsz, in, inl)
-                          : tls_open(out, outl, outsz, in, inl);
-        return block_update(out, outl, outsz, in, inl);
-    }
-  }
-
-  int final(std::uint8_t* out, std::size_t* outl, std::size_t outsz) {
-    *outl = 0;
-    if (alg_.mode == CipherMode::xts) return 1;  // OpenSSL's XTS final checks nothing
-    if (!session_) [[unlikely]]
-      return not_initialised();
-    if (alg_.mode != CipherMode::ecb && alg_.mode != CipherMode::cbc) return 1;
-    if (tls_version_ != 0) {  // a TLS record is never finalised
-      CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: final after a TLS record",
-                        alg_.name.data());
-      return 0;
-    }
-    const std::size_t bs = alg_.block_size;
-    if (!padding_) {
-      if (buf_len_ == 0) return 1;
-      if (buf_len_ != bs) return wrong_final_block();
-      // A whole block held back while padding was on goes out as it is.
-      if (outsz < bs) return too_small(bs, outsz);
-      run(buf_.data(), out, bs);
-      buf_len_ = 0;
-      *outl = bs;
-      return 1;
-    }
-    if (encrypt_) {
-      if (outsz < bs) return too_small(bs, outsz);
-      const std::size_t pad = bs - buf_len_;
-      std::fill(buf_.begin() + buf_len_, buf_.begin() + bs, static_cast<std::uint8_t>(pad));
-      run(buf_.data(), out, bs);
-      buf_len_ = 0;
-      *outl = bs;
-      return 1;
-    }
-    if (buf_len_ != bs) return wrong_final_block();
-    std::array<std::uint8_t, kMaxBlock> last{};
-    run(buf_.data(), last.data(), bs);
-    const std::size_t pad = last[bs - 1];
-    bool good = pad >= 1 && pad <= bs;
-    for (std::size_t i = 0; good && i < pad; ++i) good = last[bs - 1 - i] == pad;
-    if (!good) {
-      // OpenSSL decrypts its held-back block in place and keeps it after a
-      // padding failure: a later update goes on from there.
-      std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs), buf_.begin());
-      secure_wipe(last.data(), last.size());
-      CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: %s: bad decrypt (wrong padding)",
-                        std::string(alg_.name).c_str());
-      return 0;
-    }
-    buf_len_ = 0;
-    if (outsz < bs - pad) {
-      secure_wipe(last.data(), last.size());
-      return too_small(bs - pad, outsz);
-    }
-    std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs - pad), out);
-    secure_wipe(last.data(), last.size());
-    *outl = bs - pad;
-    return 1;
-  }
-
-  int get_params(OSSL_PARAM params[]) {
-    if (alg_.mode == CipherMode::chacha20) return chacha20_get_params(params);
-    OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
-        !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-        !OSSL_PARAM_set_size_t(p, alg_.iv_size))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
-        !OSSL_PARAM_set_uint(p, padding_ ? 1 : 0))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) &&
-        !OSSL_PARAM_set_uint(p, static_cast<unsigned>(num_)))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
-        !OSSL_PARAM_set_octet_string(p, iv_.data(), alg_.iv_size))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
-      std::array<std::uint8_t, 16> updated = chain_;
-      if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated, 1);
-      if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
-        !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
-    return 1;
-  }
-
-  int set_params(const OSSL_PARAM params[]) {
-    if (params == nullptr) return 1;
-    if (alg_.mode == CipherMode::chacha20) return chacha20_set_params(params);
-    const OSSL_PARAM* p;
-    if (alg_.mode == CipherMode::xts) {  // OpenSSL's XTS takes only its own key length
-      std::size_t v = 0;
-      if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
-          (!read_size(pc_, p, v) || v != alg_.key_size.min))
-        return 0;
-      return 1;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
-      unsigned v = 0;
-      if (!read_uint(pc_, p, v)) return 0;
-      padding_ = v != 0;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
-      std::size_t v = 0;
-      if (!read_size(pc_, p, v)) return 0;
-      check_key_length(alg_, v);
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
-      unsigned v = 0;
-      if (!read_uint(pc_, p, v)) return 0;
-      tls_version_ = v;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
-      std::size_t v = 0;
-      if (!read_size(pc_, p, v)) return 0;
-      if (v > tls_mac_.size()) {
-        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: TLS MAC of %zu bytes", v);
-        return 0;
-      }
-      tls_mac_size_ = v;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
-      unsigned v = 0;
-      if (!read_uint(pc_, p, v)) return 0;
-      // OpenSSL 3.0 keeps any `num` for ECB and CBC (which do not use it).
-      // CTR continues from byte `num` of the current keystream block, as
-      // far as that block is known (docs/provider.md, differences); 16 or
-      // more would index past OpenSSL's own keystream buffer.
-      if (alg_.mode == CipherMode::ctr) {
-        if (v >= 16) {
-          CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below 16",
-                            alg_.name.data(), v);
-          return 0;
-        }
-        // OpenSSL's counter is the next block to generate: 0 starts there,
-        // anything else goes back into the block before it.
-        if (num_ != 0) advance_counter(alg_, chain_, 1);
-        if (v != 0) step_counter_back(chain_);
-        num_ = v;
-        if (session_) restart(num_);
-      }
-      num_ = v;
-    }
-    return 1;
-  }
-
- private:
-  // ChaCha20's block counter (little-endian, 32 bits carrying into the next
-  // 32 as OpenSSL's does), one block back.
-  static void step_chacha_back(std::array<std::uint8_t, 16>& iv) {
-    for (std::size_t i = 0; i < 8; ++i)
-      if (iv[i]-- != 0) break;
-  }
-
-  // A big-endian 128-bit counter, one block back.
-  static void step_counter_back(std::array<std::uint8_t, 16>& counter) {
-    for (std::size_t i = counter.size(); i-- > 0;)
-      if (counter[i]-- != 0) break;
-  }
-
-  static bool halves_equal(Bytes key) {
-    return constant_time_equal(key.first(key.size() / 2), key.last(key.size() / 2));
-  }
-
-  // IEEE 1619 forbids an XTS key whose halves are equal, and no driver takes
-  // one; OpenSSL refuses it only to encrypt, so that data written under such
-  // a key can still be read. Its own XTS decrypts it here.
-  void open_openssl_xts(Bytes key) {
-    session_.reset();
-    key_.assign(key);
+BlockCipherCtx::BlockCipherCtx(const BlockCipherCtx& other)
+    : pc_(other.pc_),
+      alg_(other.alg_),
+      key_(other.key_),
+      encrypt_(other.encrypt_),
+      padding_(other.padding_),
+      iv_set_(other.iv_set_),
+      chacha_block_kept_(other.chacha_block_kept_),
+      iv_(other.iv_),
+      chain_(other.chain_),
+      num_(other.num_),
+      buf_(other.buf_),
+      buf_len_(other.buf_len_),
+      tls_version_(other.tls_version_),
+      tls_mac_size_(other.tls_mac_size_) {
+  if (other.openssl_xts_) {
     openssl_xts_.reset(EVP_CIPHER_CTX_new());
-    if (!openssl_xts_) throw std::bad_alloc();
-    if (EVP_CipherInit_ex2(openssl_xts_.get(), pc_->openssl_default().cipher(alg_), key.data(),
-                           nullptr, 0, nullptr) != 1)
-      throw DriverFailure("OpenSSL's default provider refused the XTS key");
+    if (!openssl_xts_ || EVP_CIPHER_CTX_copy(openssl_xts_.get(), other.openssl_xts_.get()) != 1)
+      throw DriverFailure("cannot copy OpenSSL's XTS context");
+  } else if (!key_.empty()) {
+    session_.emplace(open_cipher(*pc_, alg_, key_.span()));
+    if (other.started_) restart(num_);
   }
-  int openssl_xts(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
-    if (EVP_CipherInit_ex2(openssl_xts_.get(), nullptr, nullptr, iv_.data(), encrypt_ ? 1 : 0,
-                           nullptr) != 1 ||
-        EVP_Cipher(openssl_xts_.get(), out, in, static_cast<unsigned>(inl)) < 0) {
-      CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: cipher operation failed",
-                        alg_.name.data());
-      return 0;
-    }
-    pc_->openssl_default().count(std::string(alg_.name), inl);
-    *outl = inl;
-    return 1;
-  }
+}
 
-  // OpenSSL's ChaCha20 answers only the key and IV lengths, and takes only
-  // those, at their one value each.
-  int chacha20_get_params(OSSL_PARAM params[]) const {
-    OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-        !OSSL_PARAM_set_size_t(p, alg_.iv_size))
-      return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
-        !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
-      return bad_param(p);
-    return 1;
+BlockCipherCtx::~BlockCipherCtx() {
+  secure_wipe(buf_.data(), buf_.size());
+  secure_wipe(chain_.data(), chain_.size());
+}
+
+// As OpenSSL's generic ciphers: a NULL key keeps the key, a NULL IV keeps
+// the running state except that CBC goes back to the IV last given (as
+// 1.1.1 did) and CTR continues its counter from the next whole block.
+// ChaCha20 continues exactly where it stood, or, as OpenSSL's does, from
+// the start of the current block when only the key changes.
+int BlockCipherCtx::init(bool encrypt, const std::uint8_t* key, std::size_t keylen,
+                         const std::uint8_t* iv, std::size_t ivlen, const OSSL_PARAM params[]) {
+  encrypt_ = encrypt;
+  const bool chacha = alg_.mode == CipherMode::chacha20;
+  if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, chain_, 1);
+  if (chacha && key != nullptr && iv == nullptr && chacha_block_kept_) step_chacha_back(chain_);
+  chacha_block_kept_ = false;
+  if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
+  buf_len_ = 0;
+  started_ = false;
+  if (iv != nullptr && alg_.iv_size != 0) {
+    if (ivlen != alg_.iv_size)
+      throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
+                            "-byte IV, not " + std::to_string(ivlen));
+    std::copy(iv, iv + ivlen, iv_.begin());
+    chain_ = iv_;
+    iv_set_ = true;
+  } else if (alg_.mode == CipherMode::cbc && iv_set_) {
+    chain_ = iv_;
   }
-  int chacha20_set_params(const OSSL_PARAM params[]) const {
-    for (const char* name : {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN}) {
-      const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
-      if (p == nullptr) continue;
-      std::size_t v = 0;
-      if (!read_size(pc_, p, v)) return 0;
-      const bool key = std::string_view(name) == OSSL_CIPHER_PARAM_KEYLEN;
-      if (v != (key ? alg_.key_size.min : alg_.iv_size)) {
-        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: chacha20: %s must be %zu", name,
-                          key ? alg_.key_size.min : alg_.iv_size);
+  if (key != nullptr) {
+    check_key_length(alg_, keylen);
+    const Bytes k(key, keylen);
+    if (alg_.mode == CipherMode::xts && !encrypt && halves_equal(k)) {
+      open_openssl_xts(k);
+    } else if (!session_ || !key_.equals(k)) {
+      // Re-keying with the same key (speed's GCM loop, libssl) keeps the
+      // session and its key schedule.
+      // A key refused (XTS halves equal, to encrypt) leaves the old one,
+      // as in OpenSSL.
+      CipherSession fresh = open_cipher(*pc_, alg_, k);
+      openssl_xts_.reset();
+      session_.emplace(std::move(fresh));
+      key_.assign(k);
+    }
+  }
+  if (!set_params(params)) return 0;
+  if (session_) restart(num_);
+  return 1;
+}
+
+// OSSL_FUNC_CIPHER_CIPHER, what EVP_Cipher() calls (OpenSSH per packet):
+// the raw mode over `in` with no padding or buffering, as OpenSSL's
+// generic cipher; a CTR stream continues where it stood.
+int BlockCipherCtx::cipher(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
+                           const std::uint8_t* in, std::size_t inl) {
+  if (alg_.mode == CipherMode::xts) return update(out, outl, outsz, in, inl);
+  if (!session_) [[unlikely]]
+    return not_initialised();
+  if (outsz < inl) [[unlikely]]
+    return too_small(inl, outsz);
+  std::size_t n = inl;
+  if (alg_.mode == CipherMode::ecb || alg_.mode == CipherMode::cbc)
+    n = inl / alg_.block_size * alg_.block_size;
+  if (n != 0) {
+    if (keystream()) {
+      session_->update({in, n}, {out, n});
+      advance_stream(n);
+    } else {
+      run(in, out, n);
+    }
+  }
+  // OpenSSL's raw CBC encrypts a trailing partial block as if padded with
+  // zeros and writes the whole block (EVP_Cipher leaves room for it).
+  if (alg_.mode == CipherMode::cbc && encrypt_ && n != inl) {
+    const std::size_t bs = alg_.block_size;
+    if (outsz < n + bs) return too_small(n + bs, outsz);
+    std::array<std::uint8_t, kMaxBlock> last{};
+    std::copy(in + n, in + inl, last.begin());
+    run(last.data(), out + n, bs);
+  }
+  *outl = inl;
+  return 1;
+}
+
+int BlockCipherCtx::update(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
+                           const std::uint8_t* in, std::size_t inl) {
+  if (!session_ && !openssl_xts_) [[unlikely]]
+    return not_initialised();
+  switch (alg_.mode) {
+    case CipherMode::ctr:
+    case CipherMode::chacha20:
+      if (outsz < inl) [[unlikely]]
+        return too_small(inl, outsz);
+      session_->update({in, inl}, {out, inl});
+      advance_stream(inl);
+      *outl = inl;
+      return 1;
+    case CipherMode::xts:
+      if (outsz < inl) [[unlikely]]
+        return too_small(inl, outsz);
+      // OpenSSL refuses to run XTS with no tweak rather than use zeros.
+      if (!iv_set_) [[unlikely]] {
+        CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no tweak (IV) set",
+                          std::string(alg_.name).c_str());
         return 0;
       }
-    }
+      if (openssl_xts_) return openssl_xts(out, outl, in, inl);
+      if (encrypt_)
+        session_->encrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
+      else
+        session_->decrypt({iv_.data(), alg_.iv_size}, {in, inl}, {out, inl});
+      *outl = inl;
+      return 1;
+    default:
+      if (tls_version_ != 0 && alg_.mode == CipherMode::cbc)
+        return encrypt_ ? tls_seal(out, outl, outsz, in, inl) : tls_open(out, outl, outsz, in, inl);
+      return block_update(out, outl, outsz, in, inl);
+  }
+}
+
+int BlockCipherCtx::final(std::uint8_t* out, std::size_t* outl, std::size_t outsz) {
+  *outl = 0;
+  if (alg_.mode == CipherMode::xts) return 1;  // OpenSSL's XTS final checks nothing
+  if (!session_) [[unlikely]]
+    return not_initialised();
+  if (alg_.mode != CipherMode::ecb && alg_.mode != CipherMode::cbc) return 1;
+  if (tls_version_ != 0) {  // a TLS record is never finalised
+    CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: final after a TLS record",
+                      alg_.name.data());
+    return 0;
+  }
+  const std::size_t bs = alg_.block_size;
+  if (!padding_) {
+    if (buf_len_ == 0) return 1;
+    if (buf_len_ != bs) return wrong_final_block();
+    // A whole block held back while padding was on goes out as it is.
+    if (outsz < bs) return too_small(bs, outsz);
+    run(buf_.data(), out, bs);
+    buf_len_ = 0;
+    *outl = bs;
     return 1;
   }
-
-  // CTR and ChaCha20: chain_ is the counter block that holds the stream's
-  // position and num_ the bytes used of it; OpenSSL's CTR "updated-iv" is
-  // the next block to generate, chain_ + 1 when num_ is not 0.
-  bool keystream() const noexcept {
-    return alg_.mode == CipherMode::ctr || alg_.mode == CipherMode::chacha20;
-  }
-  void advance_stream(std::size_t n) {
-    // OpenSSL's ChaCha20 leaves a block that an update finishes exactly
-    // where it started mid-block as its current one (its position at the
-    // end of that block): a key-only re-init then starts that block again.
-    chacha_block_kept_ =
-        alg_.mode == CipherMode::chacha20 && num_ != 0 && num_ + n == alg_.block_size;
-    advance_counter(alg_, chain_, (num_ + n) / alg_.block_size);
-    num_ = (num_ + n) % alg_.block_size;
-  }
-
-  // (Re)starts the session's stream at chain_, `skip` bytes into the
-  // current CTR or ChaCha20 block.
-  void restart(std::size_t skip) {
-    if (alg_.mode == CipherMode::xts) return;
-    session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
-                    {chain_.data(), alg_.iv_size});
-    started_ = true;
-    if (skip != 0 && keystream()) {
-      std::array<std::uint8_t, 64> scratch{};  // up to a ChaCha20 block
-      session_->update({scratch.data(), skip}, {scratch.data(), skip});
-      secure_wipe(scratch.data(), scratch.size());
-    }
-  }
-
-  // One streamed request, keeping the CBC chain for dupctx and "updated-iv".
-  void run(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-    const std::size_t bs = alg_.block_size;
-    if (alg_.mode == CipherMode::cbc && !encrypt_) {
-      std::array<std::uint8_t, kMaxBlock> next;
-      std::copy(in + n - bs, in + n, next.begin());
-      session_->update({in, n}, {out, n});
-      std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(bs), chain_.begin());
-      return;
-    }
-    session_->update({in, n}, {out, n});
-    if (alg_.mode == CipherMode::cbc) std::copy(out + n - bs, out + n, chain_.begin());
-  }
-
-  int block_update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
-                   std::size_t inl) {
-    const std::size_t bs = alg_.block_size;
-    const std::size_t total = buf_len_ + inl;
-    std::size_t n = total / bs * bs;
-    // Decryption with padding keeps the last whole block for final().
-    if (!encrypt_ && padding_ && n == total && n != 0) n -= bs;
-    if (outsz < n) [[unlikely]]
-      return too_small(n, outsz);
-    std::size_t done = 0;
-    if (n != 0 && buf_len_ != 0) {
-      const std::size_t fill = bs - buf_len_;
-      std::copy(in, in + fill, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
-      run(buf_.data(), out, bs);
-      in += fill;
-      inl -= fill;
-      buf_len_ = 0;
-      done = bs;
-    }
-    if (n > done) {
-      run(in, out + done, n - done);
-      in += n - done;
-      inl -= n - done;
-    }
-    std::copy(in, in + inl, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
-    buf_len_ += inl;
-    *outl = n;
+  if (encrypt_) {
+    if (outsz < bs) return too_small(bs, outsz);
+    const std::size_t pad = bs - buf_len_;
+    std::fill(buf_.begin() + buf_len_, buf_.begin() + bs, static_cast<std::uint8_t>(pad));
+    run(buf_.data(), out, bs);
+    buf_len_ = 0;
+    *outl = bs;
     return 1;
   }
-
-  // libssl passes explicit IV block || payload || MAC; we pad and encrypt.
-  int tls_seal(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
-               std::size_t inl) {
-    const std::size_t bs = alg_.block_size;
-    const std::size_t padded = inl + (bs - inl % bs);
-    if (outsz < padded) return too_small(padded, outsz);
-    if (out != in) std::memmove(out, in, inl);
-    tls_cbc_pad(out, inl, bs);
-    run(out, out, padded);
-    *outl = padded;
-    return 1;
-  }
-
-  // Decrypts the record in place (or into `out`), then removes the explicit
-  // IV, padding and MAC in constant time; libssl reads the MAC through the
-  // "tls-mac" parameter and compares it.
-  int tls_open(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
-               std::size_t inl) {
-    const std::size_t bs = alg_.block_size;
-    if (inl == 0 || inl % bs != 0) {
-      CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
-                        "cryptoaccel: TLS record of %zu bytes is not whole blocks", inl);
-      return 0;
-    }
-    if (outsz < inl) return too_small(inl, outsz);
-    run(in, out, inl);
-    const TlsCbcRecord record =
-        tls_cbc_unpad(out, inl, bs, tls_version_, tls_mac_size_, tls_mac_.data());
-    if (!record.publicly_valid) {
-      CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
-                        "cryptoaccel: TLS record of %zu bytes is too short", inl);
-      return 0;
-    }
-    // Under encrypt-then-MAC the MAC was checked before decryption, so bad
-    // padding may fail here openly.
-    if (tls_mac_size_ == 0 && !record.padding_good) {
-      CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: TLS record with bad padding");
-      return 0;
-    }
-    *outl = record.payload;
-    return 1;
-  }
-
-  bool random_key(OSSL_PARAM* p) {
-    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < alg_.key_size.min)
-      return bad_param(p) != 0;
-    auto* key = static_cast<std::uint8_t*>(p->data);
-    if (RAND_priv_bytes(key, static_cast<int>(alg_.key_size.min)) != 1) {
-      CRYPTOACCEL_RAISE(pc_, kReasonInternal, "cryptoaccel: no random bytes for a key");
-      return false;
-    }
-    // DES keys carry odd parity in each byte's low bit.
-    for (std::size_t i = 0; i < alg_.key_size.min; ++i) {
-      const auto high = static_cast<unsigned>(key[i] & 0xfe);
-      key[i] = static_cast<std::uint8_t>(high | ((__builtin_popcount(high) & 1) ^ 1));
-    }
-    p->return_size = alg_.key_size.min;
-    return true;
-  }
-
-  int not_initialised() const {
-    CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no key set",
+  if (buf_len_ != bs) return wrong_final_block();
+  std::array<std::uint8_t, kMaxBlock> last{};
+  run(buf_.data(), last.data(), bs);
+  const std::size_t pad = last[bs - 1];
+  bool good = pad >= 1 && pad <= bs;
+  for (std::size_t i = 0; good && i < pad; ++i) good = last[bs - 1 - i] == pad;
+  if (!good) {
+    // OpenSSL decrypts its held-back block in place and keeps it after a
+    // padding failure: a later update goes on from there.
+    std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs), buf_.begin());
+    secure_wipe(last.data(), last.size());
+    CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: %s: bad decrypt (wrong padding)",
                       std::string(alg_.name).c_str());
     return 0;
   }
-  int too_small(std::size_t need, std::size_t have) const {
-    CRYPTOACCEL_RAISE(pc_, kReasonOutputTooSmall,
-                      "cryptoaccel: %s: output needs %zu bytes, buffer has %zu",
-                      std::string(alg_.name).c_str(), need, have);
-    return 0;
+  buf_len_ = 0;
+  if (outsz < bs - pad) {
+    secure_wipe(last.data(), last.size());
+    return too_small(bs - pad, outsz);
   }
-  int wrong_final_block() const {
-    CRYPTOACCEL_RAISE(pc_, kReasonWrongFinalBlock,
-                      "cryptoaccel: %s: %zu bytes left over, not a whole block",
-                      std::string(alg_.name).c_str(), buf_len_);
-    return 0;
-  }
-  int bad_param(const OSSL_PARAM* p) const {
-    CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: cannot return parameter '%s'",
-                      p->key);
-    return 0;
-  }
-
-  ProviderContext* pc_;
-  const Algorithm& alg_;
-  std::optional<CipherSession> session_;
-  CipherCtxPtr openssl_xts_;  // an XTS key with equal halves, to decrypt
-  KeyCopy key_;
-  bool encrypt_ = true;
-  bool padding_ = true;
-  bool started_ = false;
-  bool iv_set_ = false;
-  bool chacha_block_kept_ = false;        // see advance_stream()
-  std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
-  std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
-  std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block
-  std::array<std::uint8_t, 2 * kMaxBlock> buf_{};
-  std::size_t buf_len_ = 0;
-  unsigned tls_version_ = 0;
-  std::size_t tls_mac_size_ = 0;
-  std::array<std::uint8_t, 64> tls_mac_{};
-};
-
-const OSSL_PARAM* gettable_ctx_params(void*, void*) {
-  static const OSSL_PARAM kParams[] = {
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
-      {OSSL_CIPHER_PARAM_TLS_MAC, OSSL_PARAM_OCTET_PTR, nullptr, 0, OSSL_PARAM_UNMODIFIED},
-      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, nullptr, 0),
-      OSSL_PARAM_END};
-  return kParams;
+  std::copy(last.begin(), last.begin() + static_cast<std::ptrdiff_t>(bs - pad), out);
+  secure_wipe(last.data(), last.size());
+  *outl = bs - pad;
+  return 1;
 }
 
-const OSSL_PARAM* settable_ctx_params(void*, void*) {
-  static const OSSL_PARAM kParams[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr),
-                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
-                                       OSSL_PARAM_END};
-  return kParams;
+// ChaCha20's block counter (little-endian, 32 bits carrying into the next
+// 32 as OpenSSL's does), one block back.
+void BlockCipherCtx::step_chacha_back(std::array<std::uint8_t, 16>& iv) {
+  for (std::size_t i = 0; i < 8; ++i)
+    if (iv[i]-- != 0) break;
 }
+
+// A big-endian 128-bit counter, one block back.
+void BlockCipherCtx::step_counter_back(std::array<std::uint8_t, 16>& counter) {
+  for (std::size_t i = counter.size(); i-- > 0;)
+    if (counter[i]-- != 0) break;
+}
+
+bool BlockCipherCtx::halves_equal(Bytes key) {
+  return constant_time_equal(key.first(key.size() / 2), key.last(key.size() / 2));
+}
+
+// IEEE 1619 forbids an XTS key whose halves are equal, and no driver takes
+// one; OpenSSL refuses it only to encrypt, so that data written under such
+// a key can still be read. Its own XTS decrypts it here.
+void BlockCipherCtx::open_openssl_xts(Bytes key) {
+  session_.reset();
+  key_.assign(key);
+  openssl_xts_.reset(EVP_CIPHER_CTX_new());
+  if (!openssl_xts_) throw std::bad_alloc();
+  if (EVP_CipherInit_ex2(openssl_xts_.get(), pc_->openssl_default().cipher(alg_), key.data(),
+                         nullptr, 0, nullptr) != 1)
+    throw DriverFailure("OpenSSL's default provider refused the XTS key");
+}
+
+int BlockCipherCtx::openssl_xts(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in,
+                                std::size_t inl) {
+  if (EVP_CipherInit_ex2(openssl_xts_.get(), nullptr, nullptr, iv_.data(), encrypt_ ? 1 : 0,
+                         nullptr) != 1 ||
+      EVP_Cipher(openssl_xts_.get(), out, in, static_cast<unsigned>(inl)) < 0) {
+    CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed, "cryptoaccel: %s: cipher operation failed",
+                      alg_.name.data());
+    return 0;
+  }
+  pc_->openssl_default().count(std::string(alg_.name), inl);
+  *outl = inl;
+  return 1;
+}
+
+// CTR and ChaCha20: chain_ is the counter block that holds the stream's
+// position and num_ the bytes used of it; OpenSSL's CTR "updated-iv" is
+// the next block to generate, chain_ + 1 when num_ is not 0.
+bool BlockCipherCtx::keystream() const noexcept {
+  return alg_.mode == CipherMode::ctr || alg_.mode == CipherMode::chacha20;
+}
+
+void BlockCipherCtx::advance_stream(std::size_t n) {
+  // OpenSSL's ChaCha20 leaves a block that an update finishes exactly
+  // where it started mid-block as its current one (its position at the
+  // end of that block): a key-only re-init then starts that block again.
+  chacha_block_kept_ =
+      alg_.mode == CipherMode::chacha20 && num_ != 0 && num_ + n == alg_.block_size;
+  advance_counter(alg_, chain_, (num_ + n) / alg_.block_size);
+  num_ = (num_ + n) % alg_.block_size;
+}
+
+// (Re)starts the session's stream at chain_, `skip` bytes into the
+// current CTR or ChaCha20 block.
+void BlockCipherCtx::restart(std::size_t skip) {
+  if (alg_.mode == CipherMode::xts) return;
+  session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt,
+                  {chain_.data(), alg_.iv_size});
+  started_ = true;
+  if (skip != 0 && keystream()) {
+    std::array<std::uint8_t, 64> scratch{};  // up to a ChaCha20 block
+    session_->update({scratch.data(), skip}, {scratch.data(), skip});
+    secure_wipe(scratch.data(), scratch.size());
+  }
+}
+
+// One streamed request, keeping the CBC chain for dupctx and "updated-iv".
+void BlockCipherCtx::run(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  const std::size_t bs = alg_.block_size;
+  if (alg_.mode == CipherMode::cbc && !encrypt_) {
+    std::array<std::uint8_t, kMaxBlock> next;
+    std::copy(in + n - bs, in + n, next.begin());
+    session_->update({in, n}, {out, n});
+    std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(bs), chain_.begin());
+    return;
+  }
+  session_->update({in, n}, {out, n});
+  if (alg_.mode == CipherMode::cbc) std::copy(out + n - bs, out + n, chain_.begin());
+}
+
+int BlockCipherCtx::block_update(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
+                                 const std::uint8_t* in, std::size_t inl) {
+  const std::size_t bs = alg_.block_size;
+  const std::size_t total = buf_len_ + inl;
+  std::size_t n = total / bs * bs;
+  // Decryption with padding keeps the last whole block for final().
+  if (!encrypt_ && padding_ && n == total && n != 0) n -= bs;
+  if (outsz < n) [[unlikely]]
+    return too_small(n, outsz);
+  std::size_t done = 0;
+  if (n != 0 && buf_len_ != 0) {
+    const std::size_t fill = bs - buf_len_;
+    std::copy(in, in + fill, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
+    run(buf_.data(), out, bs);
+    in += fill;
+    inl -= fill;
+    buf_len_ = 0;
+    done = bs;
+  }
+  if (n > done) {
+    run(in, out + done, n - done);
+    in += n - done;
+    inl -= n - done;
+  }
+  std::copy(in, in + inl, buf_.begin() + static_cast<std::ptrdiff_t>(buf_len_));
+  buf_len_ += inl;
+  *outl = n;
+  return 1;
+}
+
+// libssl passes explicit IV block || payload || MAC; we pad and encrypt.
+int BlockCipherCtx::tls_seal(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
+                             const std::uint8_t* in, std::size_t inl) {
+  const std::size_t bs = alg_.block_size;
+  const std::size_t padded = inl + (bs - inl % bs);
+  if (outsz < padded) return too_small(padded, outsz);
+  if (out != in) std::memmove(out, in, inl);
+  tls_cbc_pad(out, inl, bs);
+  run(out, out, padded);
+  *outl = padded;
+  return 1;
+}
+
+// Decrypts the record in place (or into `out`), then removes the explicit
+// IV, padding and MAC in constant time; libssl reads the MAC through the
+// "tls-mac" parameter and compares it.
+int BlockCipherCtx::tls_open(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
+                             const std::uint8_t* in, std::size_t inl) {
+  const std::size_t bs = alg_.block_size;
+  if (inl == 0 || inl % bs != 0) {
+    CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                      "cryptoaccel: TLS record of %zu bytes is not whole blocks", inl);
+    return 0;
+  }
+  if (outsz < inl) return too_small(inl, outsz);
+  run(in, out, inl);
+  const TlsCbcRecord record =
+      tls_cbc_unpad(out, inl, bs, tls_version_, tls_mac_size_, tls_mac_.data());
+  if (!record.publicly_valid) {
+    CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                      "cryptoaccel: TLS record of %zu bytes is too short", inl);
+    return 0;
+  }
+  // Under encrypt-then-MAC the MAC was checked before decryption, so bad
+  // padding may fail here openly.
+  if (tls_mac_size_ == 0 && !record.padding_good) {
+    CRYPTOACCEL_RAISE(pc_, kReasonBadPadding, "cryptoaccel: TLS record with bad padding");
+    return 0;
+  }
+  *outl = record.payload;
+  return 1;
+}
+
+int BlockCipherCtx::not_initialised() const {
+  CRYPTOACCEL_RAISE(pc_, kReasonNotInitialised, "cryptoaccel: %s: no key set",
+                    std::string(alg_.name).c_str());
+  return 0;
+}
+
+int BlockCipherCtx::too_small(std::size_t need, std::size_t have) const {
+  CRYPTOACCEL_RAISE(pc_, kReasonOutputTooSmall,
+                    "cryptoaccel: %s: output needs %zu bytes, buffer has %zu",
+                    std::string(alg_.name).c_str(), need, have);
+  return 0;
+}
+
+int BlockCipherCtx::wrong_final_block() const {
+  CRYPTOACCEL_RAISE(pc_, kReasonWrongFinalBlock,
+                    "cryptoaccel: %s: %zu bytes left over, not a whole block",
+                    std::string(alg_.name).c_str(), buf_len_);
+  return 0;
+}
+
+int BlockCipherCtx::bad_param(const OSSL_PARAM* p) const {
+  CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: cannot return parameter '%s'", p->key);
+  return 0;
+}
+
+namespace {
 
 template <AlgorithmId Id>
-using BlockCipherTable =
-    CipherTable<BlockCipherCtx, Id, &gettable_ctx_params, &settable_ctx_params>;
+using BlockCipherTable = CipherTable<BlockCipherCtx, Id, &block_cipher_gettable_ctx_params,
+                                     &block_cipher_settable_ctx_params>;
 
 }  // namespace
 

@@ -1,0 +1,175 @@
+// The parameters of the block and stream cipher contexts, as OpenSSL's
+// generic ciphers (ciphercommon.c), XTS and ChaCha20 answer and take them.
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+#include <string>
+#include <string_view>
+
+#include "block_cipher_ctx.hpp"
+#include "errors.hpp"
+
+namespace cryptoaccel::provider {
+
+int BlockCipherCtx::get_params(OSSL_PARAM params[]) {
+  if (alg_.mode == CipherMode::chacha20) return chacha20_get_params(params);
+  OSSL_PARAM* p;
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+      !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+      !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
+      !OSSL_PARAM_set_uint(p, padding_ ? 1 : 0))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) &&
+      !OSSL_PARAM_set_uint(p, static_cast<unsigned>(num_)))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
+      !OSSL_PARAM_set_octet_string(p, iv_.data(), alg_.iv_size))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
+    std::array<std::uint8_t, 16> updated = chain_;
+    if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated, 1);
+    if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
+  }
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
+      !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
+  return 1;
+}
+
+int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
+  if (params == nullptr) return 1;
+  if (alg_.mode == CipherMode::chacha20) return chacha20_set_params(params);
+  const OSSL_PARAM* p;
+  if (alg_.mode == CipherMode::xts) {  // OpenSSL's XTS takes only its own key length
+    std::size_t v = 0;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+        (!read_size(pc_, p, v) || v != alg_.key_size.min))
+      return 0;
+    return 1;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+    unsigned v = 0;
+    if (!read_uint(pc_, p, v)) return 0;
+    padding_ = v != 0;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+    std::size_t v = 0;
+    if (!read_size(pc_, p, v)) return 0;
+    check_key_length(alg_, v);
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
+    unsigned v = 0;
+    if (!read_uint(pc_, p, v)) return 0;
+    tls_version_ = v;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
+    std::size_t v = 0;
+    if (!read_size(pc_, p, v)) return 0;
+    if (v > tls_mac_.size()) {
+      CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: TLS MAC of %zu bytes", v);
+      return 0;
+    }
+    tls_mac_size_ = v;
+  }
+  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
+    unsigned v = 0;
+    if (!read_uint(pc_, p, v)) return 0;
+    // OpenSSL 3.0 keeps any `num` for ECB and CBC (which do not use it).
+    // CTR continues from byte `num` of the current keystream block, as
+    // far as that block is known (docs/provider.md, differences); 16 or
+    // more would index past OpenSSL's own keystream buffer.
+    if (alg_.mode == CipherMode::ctr) {
+      if (v >= 16) {
+        CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below 16",
+                          alg_.name.data(), v);
+        return 0;
+      }
+      // OpenSSL's counter is the next block to generate: 0 starts there,
+      // anything else goes back into the block before it.
+      if (num_ != 0) advance_counter(alg_, chain_, 1);
+      if (v != 0) step_counter_back(chain_);
+      num_ = v;
+      if (session_) restart(num_);
+    }
+    num_ = v;
+  }
+  return 1;
+}
+
+// OpenSSL's ChaCha20 answers only the key and IV lengths, and takes only
+// those, at their one value each.
+int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
+  OSSL_PARAM* p;
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+      !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+    return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+      !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
+    return bad_param(p);
+  return 1;
+}
+
+int BlockCipherCtx::chacha20_set_params(const OSSL_PARAM params[]) const {
+  for (const char* name : {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN}) {
+    const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
+    if (p == nullptr) continue;
+    std::size_t v = 0;
+    if (!read_size(pc_, p, v)) return 0;
+    const bool key = std::string_view(name) == OSSL_CIPHER_PARAM_KEYLEN;
+    if (v != (key ? alg_.key_size.min : alg_.iv_size)) {
+      CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: chacha20: %s must be %zu", name,
+                        key ? alg_.key_size.min : alg_.iv_size);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+bool BlockCipherCtx::random_key(OSSL_PARAM* p) {
+  if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < alg_.key_size.min)
+    return bad_param(p) != 0;
+  auto* key = static_cast<std::uint8_t*>(p->data);
+  if (RAND_priv_bytes(key, static_cast<int>(alg_.key_size.min)) != 1) {
+    CRYPTOACCEL_RAISE(pc_, kReasonInternal, "cryptoaccel: no random bytes for a key");
+    return false;
+  }
+  // DES keys carry odd parity in each byte's low bit.
+  for (std::size_t i = 0; i < alg_.key_size.min; ++i) {
+    const auto high = static_cast<unsigned>(key[i] & 0xfe);
+    key[i] = static_cast<std::uint8_t>(high | ((__builtin_popcount(high) & 1) ^ 1));
+  }
+  p->return_size = alg_.key_size.min;
+  return true;
+}
+
+const OSSL_PARAM* block_cipher_gettable_ctx_params(void*, void*) {
+  static const OSSL_PARAM kParams[] = {
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+      OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0),
+      {OSSL_CIPHER_PARAM_TLS_MAC, OSSL_PARAM_OCTET_PTR, nullptr, 0, OSSL_PARAM_UNMODIFIED},
+      OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_RANDOM_KEY, nullptr, 0),
+      OSSL_PARAM_END};
+  return kParams;
+}
+
+const OSSL_PARAM* block_cipher_settable_ctx_params(void*, void*) {
+  static const OSSL_PARAM kParams[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr),
+                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
+                                       OSSL_PARAM_END};
+  return kParams;
+}
+
+}  // namespace cryptoaccel::provider
