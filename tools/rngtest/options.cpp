@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 
 #include "cryptoaccel/version.hpp"
@@ -48,14 +49,22 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-// A count as rngtest reads it: sscanf("%i") (leading blanks, sign, 0x and
-// 0 prefixes, anything after the digits ignored), and not negative.
+// A count as rngtest reads it: sscanf("%i") into an int (leading blanks,
+// sign, 0x and 0 prefixes, anything after the digits ignored). As there, a
+// value past 31 bits wraps as its conversion to int does (2^32 reads as 0,
+// 2^32 + 1 as 1), a negative result is refused, and an empty or blank
+// argument (sscanf's EOF) leaves the count as it was. False for a refusal.
 bool parse_count(const char* text, long& value) {
   while (std::isspace(static_cast<unsigned char>(*text))) ++text;
+  if (*text == '\0') return true;
   char* end = nullptr;
-  errno = 0;
-  value = std::strtol(text, &end, 0);
-  return end != text && errno == 0 && value >= 0 && value <= INT_MAX;
+  const long read = std::strtol(text, &end, 0);
+  if (end == text) return false;
+  const auto as_int =
+      static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<unsigned long>(read)));
+  if (as_int < 0) return false;
+  value = as_int;
+  return true;
 }
 
 enum LongOnly { kSource = 256, kUsageOption };
@@ -85,11 +94,13 @@ int parse(const std::vector<std::string>& args, Options& o) {
     const int previous = optind;
     const int c = getopt_long(argc, argv.data(), "+:c:b:t:pV", kLong, nullptr);
     if (c == -1) break;
-    long n = 0;
     switch (c) {
       case 'c':
       case 'b':
-      case 't':
+      case 't': {
+        long n = c == 'c'   ? o.blockcount
+                 : c == 'b' ? o.blockstats
+                            : static_cast<long>(o.timedstats_us / 1000000ULL);
         if (!parse_count(optarg, n))
           return usage_error(fmt::format("-{}: '{}' is not a count (a whole number, 0 or more)",
                                          static_cast<char>(c), optarg));
@@ -97,6 +108,7 @@ int parse(const std::vector<std::string>& args, Options& o) {
         if (c == 'b') o.blockstats = static_cast<int>(n);
         if (c == 't') o.timedstats_us = 1000000ULL * static_cast<unsigned long>(n);
         break;
+      }
       case 'p':
         o.pipe = true;
         break;
