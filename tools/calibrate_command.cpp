@@ -5,10 +5,12 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "command.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "output_file.hpp"
 #include "text_table.hpp"
 
 namespace cryptoaccel::tools {
@@ -122,7 +124,19 @@ int run(const CalibrateOptions& o) {
     fmt::print("{}", to_json(profile));
     return 0;
   }
-  save_profile(profile, output);
+  if (o.output.empty()) {
+    // The default place: its folder is created, as save_profile does.
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::path(output).parent_path();
+    if (!folder.empty()) std::filesystem::create_directories(folder, ec);
+    if (ec) throw InvalidArgument("cannot create " + folder.string() + ": " + ec.message());
+  }
+  {
+    OutputFile file(output);
+    const std::string text = to_json(profile);
+    file.write(text.data(), text.size());
+    file.commit();
+  }
   print_choices(profile);
   fmt::print("\n{} measurements written to {}\n", profile.measurements.size(), output);
   return 0;
@@ -138,8 +152,9 @@ Action add_calibrate_command(CLI::App& app) {
       "The dispatcher then chooses the fastest driver for each request's size (or, under\n"
       "the offload policy, hardware where it reaches a share of software). See docs/dispatch.md.");
   command->add_option("-o,--output", options->output,
-                      "where to write the profile; - for stdout (default: $CRYPTOACCEL_PROFILE, "
-                      "else ~/.cache/cryptoaccel/profile.json)");
+                      "where to write the profile, as `> FILE` would (a regular file whole or not "
+                      "at all); - for stdout (default: $CRYPTOACCEL_PROFILE, else "
+                      "~/.cache/cryptoaccel/profile.json, its folder created)");
   command->add_option("--seconds", options->seconds,
                       "seconds per measurement, split over the rounds (default 0.3)");
   command->add_option("--rounds", options->rounds,

@@ -1,11 +1,9 @@
 // `cryptoaccel rng`: random bytes from one source, through its health tests,
-// to stdout or a file. A file is written whole or not at all: the bytes go
-// to a temporary file beside it, renamed over it at the end. Bytes already
-// written to stdout when the source fails stay written (a pipe cannot take
-// them back); the exit status is then 1.
-#include <fcntl.h>
+// to stdout or a file. `-o FILE` writes FILE as `> FILE` would, a regular
+// file whole or not at all (output_file.hpp). Bytes already written to
+// stdout, a device or a FIFO when the source fails stay written (a pipe
+// cannot take them back); the exit status is then 1.
 #include <fmt/core.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +14,7 @@
 
 #include "command.hpp"
 #include "cryptoaccel/random.hpp"
+#include "output_file.hpp"
 
 namespace cryptoaccel::tools {
 namespace {
@@ -61,40 +60,6 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::st
   }
 }
 
-// A temporary file beside `path` that becomes `path` on commit() and is
-// removed otherwise.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path) : path_(std::move(path)), temp_(path_ + ".XXXXXX") {
-    fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
-    if (fd_ < 0) throw DriverFailure("cannot create " + temp_ + ": " + std::strerror(errno));
-    // mkostemp makes it 0600; the file gets what a plain create would give.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd_, 0666 & ~mask);
-  }
-  ~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temp_.c_str());
-  }
-  int fd() const { return fd_; }
-  void commit() {
-    if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
-      fd_ = -1;
-      throw DriverFailure("writing " + temp_ + ": " + std::strerror(errno));
-    }
-    fd_ = -1;
-    if (::rename(temp_.c_str(), path_.c_str()) != 0)
-      throw DriverFailure("renaming " + temp_ + " to " + path_ + ": " + std::strerror(errno));
-    committed_ = true;
-  }
-
- private:
-  std::string path_, temp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 int run_rng(const RngOptions& o) {
   const std::uint64_t total = parse_count(o.count);
   if (o.output.empty() && isatty(STDOUT_FILENO) && !o.force) {
@@ -104,10 +69,8 @@ int run_rng(const RngOptions& o) {
     return 2;
   }
   std::unique_ptr<RandomSource> source = open_random_source(o.source);
-  std::unique_ptr<AtomicFile> file;
-  if (!o.output.empty()) file = std::make_unique<AtomicFile>(o.output);
-  const int fd = file ? file->fd() : STDOUT_FILENO;
-  const std::string where = file ? o.output : "standard output";
+  std::unique_ptr<OutputFile> file;
+  if (!o.output.empty()) file = std::make_unique<OutputFile>(o.output);
 
   std::vector<std::uint8_t> buffer(64 * 1024);
   std::uint64_t done = 0;
@@ -118,7 +81,10 @@ int run_rng(const RngOptions& o) {
     if (got == 0)
       throw DriverFailure(source->info().name + " ended after " + std::to_string(done) +
                           " of the " + std::to_string(total) + " bytes asked for");
-    write_all(fd, buffer.data(), got, where);
+    if (file)
+      file->write(buffer.data(), got);
+    else
+      write_all(STDOUT_FILENO, buffer.data(), got, "standard output");
     done += got;
   }
   if (file) file->commit();
@@ -142,13 +108,15 @@ Action add_rng_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "rng",
       "Write random bytes from one source, through its SP 800-90B health tests, to stdout\n"
-      "or a file (written whole or not at all). `cryptoaccel list` shows the sources.");
+      "or a file (a regular file whole or not at all). `cryptoaccel list` shows the sources.");
   command->add_option("--source,-s", options->source,
                       "hwrng, getrandom, rdrand, rdseed, afalg[:ALG], file:PATH, stdin, or best "
                       "(the first of hwrng, rdseed, rdrand that works; the default)");
   command->add_option("-n,--bytes", options->count, "How many bytes (K, M, G: times 1024)")
       ->required();
-  command->add_option("-o,--output", options->output, "Write to FILE instead of stdout");
+  command->add_option("-o,--output", options->output,
+                      "Write to FILE instead of stdout, as `> FILE` would (a regular file whole or "
+                      "not at all; see docs/rng.md)");
   command->add_flag("--force", options->force, "Write binary data to a terminal all the same");
   command->add_flag("-v,--verbose", options->verbose,
                     "Say on stderr which source served and what its health tests checked");
