@@ -286,6 +286,11 @@ TEST(SpeedCli, ArgumentErrorsNameTheBadValueAndMeasureNothing) {
       {"aes-128-cbc -seconds 0", 2, "--seconds: Value 0 not in range"},
       {"aes-128-cbc -seconds abc", 2, "--seconds"},
       {"aes-128-cbc --frobnicate", 2, "--frobnicate"},
+      // More than this machine's memory, refused before it starts (issue 15):
+      // 1024 workers with 256 requests of 64 KiB (36 GB) here, where the
+      // kernel killed the run; 4 MiB requests (2.2 TB) anywhere.
+      {"aes-128-cbc -multi 1024 --in-flight 256 --bytes 4194304", 1,
+       "--multi 1024 with --in-flight 256 at 4194304 bytes needs about"},
   };
   for (const Case& c : cases) {
     // Tiny runs in case a value were wrongly accepted (but never a second -seconds).

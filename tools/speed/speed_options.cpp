@@ -1,10 +1,12 @@
 #include "speed_options.hpp"
 
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <string_view>
 
 #include "cryptoaccel/error.hpp"
@@ -61,6 +63,33 @@ void add_options(CLI::App& command, SpeedOptions& o) {
   command.add_flag("--no-verify", o.no_verify, "Do not check each driver's output against soft");
 }
 
+// Each worker holds `in_flight` requests of the largest size, input and
+// output, and about a megabyte of its own (stack, sessions): a run this
+// machine's available memory cannot hold is refused before it starts, with
+// the number of workers it can hold, rather than killed by the kernel.
+void check_memory(const SpeedOptions& o) {
+  constexpr double kWorkerOverhead = 2.0 * 1024 * 1024;
+  const std::size_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+  const double per_worker = 2.0 * static_cast<double>(largest) * o.in_flight + kWorkerOverhead;
+  const double needed = per_worker * o.multi;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double available_kib = -1;
+  for (double value = 0; meminfo >> key >> value;) {
+    if (key == "MemAvailable:") available_kib = value;
+    meminfo.ignore(64, '\n');
+  }
+  if (available_kib < 0) return;  // no figure to check against
+  const double available = available_kib * 1024;
+  if (needed <= available) return;
+  const auto fit = static_cast<long>(available / per_worker);
+  throw InvalidArgument(fmt::format(
+      "--multi {} with --in-flight {} at {} bytes needs about {:.1f} GB; this machine has "
+      "{:.1f} GB available: {}",
+      o.multi, o.in_flight, largest, needed / 1e9, available / 1e9,
+      fit > 0 ? fmt::format("at most --multi {}", fit) : std::string("lower --in-flight")));
+}
+
 void validate(SpeedOptions& o) {
   std::vector<std::string> names = o.evp;
   names.insert(names.end(), o.positional.begin(), o.positional.end());
@@ -98,6 +127,8 @@ void validate(SpeedOptions& o) {
             ")");
     }
   }
+
+  check_memory(o);
 
   static const std::pair<std::string_view, Format> kFormats[] = {{"openssl", Format::openssl},
                                                                  {"cryptotest", Format::cryptotest},
