@@ -24,9 +24,9 @@ CliRun run(const std::string& args) {
   return {r.status, r.out};
 }
 
-// The command with an environment setting, killed after 30 s (a hang fails).
+// The command with an environment setting, killed after 10 s (a hang fails).
 CliRun run_env(const std::string& env, const std::string& args) {
-  const auto r = cryptoaccel::test::run_shell(env + " timeout 30 " + std::string(CRYPTOACCEL_CLI) +
+  const auto r = cryptoaccel::test::run_shell(env + " timeout 10 " + std::string(CRYPTOACCEL_CLI) +
                                               " " + args + " 2>&1");
   return {r.status, r.out};
 }
