@@ -26,7 +26,9 @@ std::string shown(const Json& value) {
   return text;
 }
 
-std::string shown(const std::string& text) { return shown(Json(text)); }
+std::string shown(const std::string& text) {
+  return shown(Json(text));
+}
 
 // Builds the document as nlohmann's own parser does, but remembers the key
 // whose value was being read when parsing failed (a number out of range
@@ -145,8 +147,7 @@ T integer_field(const Json& object, const char* name, const std::string& where, 
   if (value.is_number_unsigned()) {
     const auto v = value.get<Json::number_unsigned_t>();
     if (v < static_cast<std::uint64_t>(min) || v > static_cast<std::uint64_t>(max))
-      bad(name, where, value,
-          "out of range " + std::to_string(min) + ".." + std::to_string(max));
+      bad(name, where, value, "out of range " + std::to_string(min) + ".." + std::to_string(max));
     return static_cast<T>(v);
   }
   // A signed integer: nlohmann reads non-negative ones as unsigned, so this

@@ -20,22 +20,62 @@ std::string seed_profile() {
   p.created = "2026-11-30T00:00:00Z";
   p.drivers["soft"] = "soft | OpenSSL | software | priority 100";
   p.drivers["afalg:x"] = "afalg:x | kernel | hardware | priority 150";
-  p.measurements.push_back({.driver = "soft", .algorithm = AlgorithmId::aes_128_cbc, .size = 16,
-                            .in_flight = 1, .workers = 1, .bytes_per_second = 9.1e6,
+  p.measurements.push_back({.driver = "soft",
+                            .algorithm = AlgorithmId::aes_128_cbc,
+                            .size = 16,
+                            .in_flight = 1,
+                            .workers = 1,
+                            .bytes_per_second = 9.1e6,
                             .cpu_seconds_per_byte = 1.2e-7});
-  p.measurements.push_back({.driver = "afalg:x", .algorithm = AlgorithmId::sha256, .size = 65536,
-                            .in_flight = 8, .workers = 2, .bytes_per_second = 3.4e7,
+  p.measurements.push_back({.driver = "afalg:x",
+                            .algorithm = AlgorithmId::sha256,
+                            .size = 65536,
+                            .in_flight = 8,
+                            .workers = 2,
+                            .bytes_per_second = 3.4e7,
                             .cpu_seconds_per_byte = 0});
   return to_json(p);
 }
 
 // Tokens a mutation splices in: the numbers and shapes issue 15 names.
-const char* const kTokens[] = {
-    "1e400", "-1e400", "1e300", "-1", "2.5", "0", "1e12", "4294967296", "18446744073709551616",
-    "-9223372036854775809", "1.0", "null", "true", "\"\"", "[", "]", "{", "}", ",", ":", "\"",
-    "\\u0000", "\xff", "NaN", "Infinity", "\"version\": ", "\"size\": ", "\"measurements\": [",
-    "\"drivers\": {", "\"workers\": ", "\"in_flight\": ", "\"bytes_per_second\": ",
-    "\"cpu_seconds_per_byte\": ", "\"soft\"", "\"aes-128-cbc\"", "1e-400", "-0", "0e0"};
+const char* const kTokens[] = {"1e400",
+                               "-1e400",
+                               "1e300",
+                               "-1",
+                               "2.5",
+                               "0",
+                               "1e12",
+                               "4294967296",
+                               "18446744073709551616",
+                               "-9223372036854775809",
+                               "1.0",
+                               "null",
+                               "true",
+                               "\"\"",
+                               "[",
+                               "]",
+                               "{",
+                               "}",
+                               ",",
+                               ":",
+                               "\"",
+                               "\\u0000",
+                               "\xff",
+                               "NaN",
+                               "Infinity",
+                               "\"version\": ",
+                               "\"size\": ",
+                               "\"measurements\": [",
+                               "\"drivers\": {",
+                               "\"workers\": ",
+                               "\"in_flight\": ",
+                               "\"bytes_per_second\": ",
+                               "\"cpu_seconds_per_byte\": ",
+                               "\"soft\"",
+                               "\"aes-128-cbc\"",
+                               "1e-400",
+                               "-0",
+                               "0e0"};
 
 std::string mutate(std::string text, std::mt19937_64& rng) {
   const auto pick = [&](std::size_t n) { return n == 0 ? 0 : std::size_t(rng() % n); };
@@ -76,8 +116,8 @@ std::string mutate(std::string text, std::mt19937_64& rng) {
 
 TEST(ProfileFuzz, MutatedProfilesAreProfilesOrReasons) {
   const std::string seed = seed_profile();
-  ASSERT_TRUE(fuzz::check_profile_input(reinterpret_cast<const std::uint8_t*>(seed.data()),
-                                        seed.size()));
+  ASSERT_TRUE(
+      fuzz::check_profile_input(reinterpret_cast<const std::uint8_t*>(seed.data()), seed.size()));
   std::mt19937_64 rng(15);
   std::size_t accepted = 0;
   constexpr int kInputs = 20000;

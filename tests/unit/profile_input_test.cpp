@@ -160,14 +160,25 @@ TEST(ProfileInput, IntegerFieldsAreIntegersInRange) {
     const char* field;
     const char* value;
   } cases[] = {
-      {"size", "1e300"},        {"size", "-1"},         {"size", "2.5"},
-      {"size", "0"},            {"size", "1e400"},      {"size", "4096.0"},
-      {"size", "\"4096\""},     {"size", "18446744073709551616"},
+      {"size", "1e300"},
+      {"size", "-1"},
+      {"size", "2.5"},
+      {"size", "0"},
+      {"size", "1e400"},
+      {"size", "4096.0"},
+      {"size", "\"4096\""},
+      {"size", "18446744073709551616"},
       {"size", "-9223372036854775808"},
-      {"in_flight", "1e12"},    {"in_flight", "4294967296"}, {"in_flight", "0"},
-      {"in_flight", "-1"},      {"in_flight", "1.5"},
-      {"workers", "1e300"},     {"workers", "-1"},      {"workers", "0"},
-      {"workers", "2.5"},       {"workers", "true"},
+      {"in_flight", "1e12"},
+      {"in_flight", "4294967296"},
+      {"in_flight", "0"},
+      {"in_flight", "-1"},
+      {"in_flight", "1.5"},
+      {"workers", "1e300"},
+      {"workers", "-1"},
+      {"workers", "0"},
+      {"workers", "2.5"},
+      {"workers", "true"},
   };
   for (const auto& c : cases) {
     const std::string why = refusal(with_field(c.field, c.value));
@@ -203,8 +214,7 @@ TEST(ProfileInput, OtherShapesAreRefusedWithAReason) {
   EXPECT_NE(refusal("{\"format\": 1}").find("not a cryptoaccel profile"), std::string::npos);
   EXPECT_NE(refusal("[]").find("not a cryptoaccel profile"), std::string::npos);
   EXPECT_NE(refusal("").find("not JSON"), std::string::npos);
-  EXPECT_NE(refusal(with_field("soft", "1")).find("\"drivers\""),
-            std::string::npos);
+  EXPECT_NE(refusal(with_field("soft", "1")).find("\"drivers\""), std::string::npos);
   EXPECT_NE(refusal(with_field("created", "1e400")).find("\"created\""), std::string::npos);
   // Deep nesting is refused before anything walks it recursively.
   const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
