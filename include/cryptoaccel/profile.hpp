@@ -24,6 +24,15 @@ namespace cryptoaccel {
 
 inline constexpr int kProfileVersion = 1;
 
+// The largest profile file read (docs/dispatch.md): a measurement takes
+// about 250 bytes as `cryptoaccel calibrate` writes it, so 4 MiB holds some
+// 16,000 of them, 25 drivers x 30 algorithms x 7 sizes x 3 (one at a time,
+// in flight, loaded) with room to spare; anything larger is not a profile.
+inline constexpr std::size_t kMaxProfileBytes = std::size_t{4} << 20;
+// The largest request size and in_flight / workers a measurement may name.
+inline constexpr std::size_t kMaxMeasuredSize = std::size_t{1} << 40;
+inline constexpr unsigned kMaxMeasuredInFlight = 1u << 16;
+
 // The request sizes the dispatcher tells apart: a request uses the figures
 // of the largest of these not above its size (the first below 64 bytes).
 inline constexpr std::size_t kSizeBuckets[] = {16, 64, 256, 1024, 4096, 16384, 65536};
@@ -63,12 +72,13 @@ std::string driver_identity(const DriverInfo& driver);
 
 // JSON text to a profile and back. parse_profile throws InvalidArgument
 // naming what is wrong (not JSON, another format, another version, a bad
-// field).
+// field or number), and nothing else for any text.
 Profile parse_profile(std::string_view json);
 std::string to_json(const Profile& profile);
 
 // Reads and parses a file; throws NotFound when it does not exist,
-// InvalidArgument when it is not a profile.
+// InvalidArgument when it is not a profile, not a regular file (a FIFO or a
+// device is refused without reading from it) or over kMaxProfileBytes.
 Profile load_profile(const std::string& path);
 // Writes atomically (a temporary file renamed over the target), creating
 // the folder; throws Error on failure, leaving any old profile in place.

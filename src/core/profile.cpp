@@ -1,42 +1,27 @@
-// Profiles as JSON files: parsing with a reason for every refusal, atomic
-// saving, and the test of whether a profile fits the drivers present.
+// Profile files: reading (regular files of at most kMaxProfileBytes only),
+// atomic saving, and the test of whether a profile fits the drivers present.
+// The JSON itself is in profile_json.cpp.
 #include "cryptoaccel/profile.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "cryptoaccel/error.hpp"
 
 namespace cryptoaccel {
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr std::string_view kFormat = "cryptoaccel-profile";
-
 std::string system_error(const std::string& what) {
   return what + ": " + std::strerror(errno);
-}
-
-template <typename T>
-T field(const Json& object, const char* name, const std::string& where) {
-  const auto it = object.find(name);
-  if (it == object.end()) throw InvalidArgument("profile: " + where + " has no \"" + name + "\"");
-  try {
-    return it->get<T>();
-  } catch (const Json::exception&) {
-    throw InvalidArgument("profile: " + where + " has a bad \"" + name + "\": " + it->dump());
-  }
 }
 
 }  // namespace
@@ -47,81 +32,43 @@ std::string driver_identity(const DriverInfo& driver) {
          std::to_string(driver.traits.priority);
 }
 
-Profile parse_profile(std::string_view text) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InvalidArgument(std::string("profile: not JSON: ") + e.what());
-  }
-  if (!j.is_object() || j.value("format", std::string()) != kFormat)
-    throw InvalidArgument("profile: not a cryptoaccel profile (no \"format\": \"" +
-                          std::string(kFormat) + "\")");
-  Profile p;
-  p.version = field<int>(j, "version", "the profile");
-  if (p.version != kProfileVersion)
-    throw InvalidArgument("profile: version " + std::to_string(p.version) +
-                          ", this cryptoaccel reads version " + std::to_string(kProfileVersion) +
-                          " (run `cryptoaccel calibrate` again)");
-  p.created = field<std::string>(j, "created", "the profile");
-  p.drivers = field<std::map<std::string, std::string>>(j, "drivers", "the profile");
-  const auto measurements = field<Json>(j, "measurements", "the profile");
-  if (!measurements.is_array()) throw InvalidArgument("profile: \"measurements\" is not a list");
-  for (std::size_t i = 0; i < measurements.size(); ++i) {
-    const Json& m = measurements[i];
-    const std::string where = "measurement " + std::to_string(i);
-    if (!m.is_object()) throw InvalidArgument("profile: " + where + " is not an object");
-    Measurement out;
-    out.driver = field<std::string>(m, "driver", where);
-    const auto name = field<std::string>(m, "algorithm", where);
-    const Algorithm* a = find_algorithm(name);
-    if (a == nullptr) throw InvalidArgument("profile: " + where + ": unknown algorithm " + name);
-    out.algorithm = a->id;
-    out.size = field<std::size_t>(m, "size", where);
-    out.in_flight = field<unsigned>(m, "in_flight", where);
-    // Optional: profiles made before loaded measurements have none.
-    if (m.contains("workers")) out.workers = field<unsigned>(m, "workers", where);
-    out.bytes_per_second = field<double>(m, "bytes_per_second", where);
-    out.cpu_seconds_per_byte = field<double>(m, "cpu_seconds_per_byte", where);
-    if (!p.drivers.contains(out.driver))
-      throw InvalidArgument("profile: " + where + " names driver '" + out.driver +
-                            "', which is not in \"drivers\"");
-    if (!(out.bytes_per_second > 0) || out.cpu_seconds_per_byte < 0 || out.in_flight == 0 ||
-        out.workers == 0)
-      throw InvalidArgument("profile: " + where + " has impossible figures");
-    p.measurements.push_back(std::move(out));
-  }
-  return p;
-}
-
-std::string to_json(const Profile& profile) {
-  Json measurements = Json::array();
-  for (const Measurement& m : profile.measurements)
-    measurements.push_back({{"driver", m.driver},
-                            {"algorithm", algorithm(m.algorithm).name},
-                            {"size", m.size},
-                            {"in_flight", m.in_flight},
-                            {"workers", m.workers},
-                            {"bytes_per_second", m.bytes_per_second},
-                            {"cpu_seconds_per_byte", m.cpu_seconds_per_byte}});
-  const Json j = {{"format", kFormat},
-                  {"version", profile.version},
-                  {"created", profile.created},
-                  {"drivers", profile.drivers},
-                  {"measurements", std::move(measurements)}};
-  return j.dump(2) + "\n";
-}
-
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  // Non-blocking, so that opening a FIFO does not wait for a writer; then
+  // only a regular file is read, and no more of it than a profile can be.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     if (errno == ENOENT) throw NotFound("no profile at " + path);
     throw InvalidArgument(system_error("cannot read " + path));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InvalidArgument(system_error("cannot read " + path));
+  if (!S_ISREG(st.st_mode)) throw InvalidArgument(path + ": not a regular file");
+  const auto too_large = [&] {
+    return InvalidArgument(path + ": larger than a profile may be (" +
+                           std::to_string(kMaxProfileBytes) + " bytes)");
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxProfileBytes) throw too_large();
+  // The file may grow after fstat: read one byte more than the limit at most.
+  std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');
+  std::size_t got = 0;
+  for (;;) {
+    if (got == text.size()) {
+      if (text.size() > kMaxProfileBytes) throw too_large();
+      text.resize(std::min<std::size_t>(text.size() * 2, kMaxProfileBytes + 1));
+    }
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InvalidArgument(system_error("cannot read " + path));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
   try {
-    return parse_profile(text.str());
+    return parse_profile(text);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(path + ": " + e.what());
   }

@@ -1,7 +1,9 @@
 // The `cryptoaccel` command as a user runs it: output parsed back, errors
 // give a message and a non-zero exit.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -19,6 +21,13 @@ struct CliRun {
 
 CliRun run(const std::string& args) {
   const auto r = cryptoaccel::test::run_shell(std::string(CRYPTOACCEL_CLI) + " " + args + " 2>&1");
+  return {r.status, r.out};
+}
+
+// The command with an environment setting, killed after 10 s (a hang fails).
+CliRun run_env(const std::string& env, const std::string& args) {
+  const auto r = cryptoaccel::test::run_shell(env + " timeout 10 " + std::string(CRYPTOACCEL_CLI) +
+                                              " " + args + " 2>&1");
   return {r.status, r.out};
 }
 
@@ -88,6 +97,44 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_FALSE(r.out.empty()) << args;
   }
+}
+
+// A profile the command cannot use: `list` still answers, at once, and its
+// "Dispatch:" line says why (issue 15, items 7 and 8). `timeout` turns a
+// hang into a failure.
+TEST(Cli, ListExplainsAnUnusableProfilePromptly) {
+  const std::string dir = ::testing::TempDir() + "cryptoaccel-cli-" + std::to_string(::getpid());
+  cryptoaccel::test::run_shell("mkdir -p " + dir);
+  const std::string fifo = dir + "/fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  CliRun r = run_env("CRYPTOACCEL_PROFILE=" + fifo, "list");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Dispatch: conservative default"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fifo + ": not a regular file; not used"), std::string::npos) << r.out;
+
+  r = run_env("CRYPTOACCEL_PROFILE=/dev/urandom", "list --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.at("dispatch").at("profiled").get<bool>());
+  EXPECT_NE(j.at("dispatch").at("detail").get<std::string>().find("not a regular file"),
+            std::string::npos);
+
+  const std::string big = dir + "/version.json";
+  {
+    std::FILE* f = std::fopen(big.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("{\"format\": \"cryptoaccel-profile\", \"version\": 1e400}", f);
+    std::fclose(f);
+  }
+  r = run_env("CRYPTOACCEL_PROFILE=" + big, "list");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1e400"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"version\""), std::string::npos) << r.out;
+  std::remove(fifo.c_str());
+  std::remove(big.c_str());
+  ::rmdir(dir.c_str());
 }
 
 }  // namespace
