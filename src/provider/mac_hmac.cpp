@@ -74,6 +74,7 @@ class HmacCtx {
         selected_block_size_(other.selected_block_size_),
         keyed_(other.keyed_),
         keyed_other_(other.keyed_other_),
+        usage_label_(other.usage_label_),
         key_(other.key_),
         runner_(other.runner_),
         tls_data_size_(other.tls_data_size_),
@@ -100,7 +101,7 @@ class HmacCtx {
 
   int update(const std::uint8_t* in, std::size_t inl) {
     if (openssl_) [[unlikely]] {
-      pc_->openssl_default().count("hmac(" + keyed_other_ + ")", inl);
+      pc_->openssl_default().count(usage_label_, inl);
       return EVP_MAC_update(openssl_.get(), in, inl);
     }
     if (!runner_) [[unlikely]]
@@ -236,6 +237,7 @@ class HmacCtx {
     openssl_ = std::move(ctx);
     runner_.reset();
     keyed_other_ = other;
+    usage_label_ = "hmac(" + other + ")";
     return 1;
   }
 
@@ -302,6 +304,7 @@ class HmacCtx {
   std::size_t selected_block_size_ = 0;
   const Algorithm* keyed_ = nullptr;  // what runner_ was keyed with
   std::string keyed_other_;           // what openssl_ was keyed with
+  std::string usage_label_;           // "hmac(DIGEST)", as the stats show it
   SecretBytes key_;
   std::optional<DigestRunner> runner_;
   std::size_t tls_data_size_ = 0;

@@ -64,26 +64,14 @@ class Differential {
   // `call` is its readable form for the trace.
   template <typename F>
   Outcome both(std::string_view op, std::string call, F&& f) {
-    begin(std::move(call));
-    Outcome a = f(kSideA);
-    clear_errors();
-    Outcome b = f(kSideB);
-    clear_errors();
-    end(op, a, b, false);
-    return a;
+    return on_both_sides(op, std::move(call), f, false);
   }
 
   // As both(), for an AEAD decryption's output: B's zeros where A has
   // bytes are held until the message's final fails on both sides.
   template <typename F>
   Outcome both_decrypting(std::string_view op, std::string call, F&& f) {
-    begin(std::move(call));
-    Outcome a = f(kSideA);
-    clear_errors();
-    Outcome b = f(kSideB);
-    clear_errors();
-    end(op, a, b, true);
-    return a;
+    return on_both_sides(op, std::move(call), f, true);
   }
 
   // A message's final: settles held zero outputs (allowed if both failed).
@@ -122,6 +110,16 @@ class Differential {
   void note(std::string line) { trace_.push_back("  # " + std::move(line)); }
 
  private:
+  template <typename F>
+  Outcome on_both_sides(std::string_view op, std::string call, F& f, bool decrypting) {
+    begin(std::move(call));
+    Outcome a = f(kSideA);
+    clear_errors();
+    Outcome b = f(kSideB);
+    clear_errors();
+    end(op, a, b, decrypting);
+    return a;
+  }
   void begin(std::string call);
   void end(std::string_view op, const Outcome& a, const Outcome& b, bool decrypting);
   static void clear_errors();
