@@ -7,10 +7,14 @@
 // Every submitted request completes exactly once: its status is set, its
 // callback runs (on a worker thread) and wait() counts it, whatever the
 // drivers do. With a timeout, a request stuck on a driver longer than that
-// is re-run on the next driver; the stuck call's late result is discarded.
+// is re-run on the next driver; the attempt that finishes first delivers and
+// the other's result is discarded. A request no other driver can serve
+// waits for the slow call; a pinned one fails (driver_failure).
 // So that a late or a wrong result can never reach the caller's buffers,
-// timeout and verification run drivers on private copies and copy a
-// request's output out once, when it completes.
+// timeout and verification run drivers on private copies (taken by
+// submit(): a late attempt never reads the caller's request, which may be
+// freed as soon as it completes) and copy a request's output out once,
+// when it completes.
 //
 // An AsyncSession may be used from any number of threads at once.
 #pragma once

@@ -82,6 +82,9 @@ std::string to_json(const Profile& profile);
 Profile load_profile(const std::string& path);
 // Writes atomically (a temporary file renamed over the target), creating
 // the folder; throws Error on failure, leaving any old profile in place.
+// An existing file keeps its mode, owner and group, and is refused when it
+// is not a regular file or not writable by us; a new one is created
+// 0666 & ~umask, as a shell redirect creates it.
 void save_profile(const Profile& profile, const std::string& path);
 
 // $CRYPTOACCEL_PROFILE, else $XDG_CACHE_HOME/cryptoaccel/profile.json, else

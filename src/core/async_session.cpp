@@ -24,12 +24,39 @@ using ByteVector = std::vector<std::uint8_t>;
 // that keeps 8 in flight twice.
 constexpr std::size_t kChunk = 16;
 
+// Private copies of one request's buffers, for the attempts that must not
+// touch the caller's memory (timeout, verification).
+struct Bounce {
+  ByteVector iv, aad, in, out, tag;
+  Request request;
+  void take(const Request& r) {
+    iv.assign(r.iv.begin(), r.iv.end());
+    aad.assign(r.aad.begin(), r.aad.end());
+    in.assign(r.in.begin(), r.in.end());
+    out.assign(r.op == Operation::digest ? r.out.size() : r.in.size(), 0);
+    tag.assign(r.tag.begin(), r.tag.end());
+    request = r;
+    request.iv = iv;
+    request.aad = aad;
+    request.in = in;
+    request.out = out;
+    request.tag = tag;
+  }
+};
+
 // One submitted request. Shared by every attempt at it, so that a worker
 // stuck in a timed-out call still finds it when it returns.
+//
+// Once the first attempt has claimed and delivered it, the caller may free
+// the request and its buffers at any moment: an attempt that started
+// earlier must never read them again. So where a second attempt is possible
+// (a timeout), the job keeps its own copy of the request (`inputs`), taken
+// on the caller's thread at submit, and attempts read only that.
 struct Job {
-  Request* request;
+  Request* request;  // the caller's: touched only by whoever claims the job
   std::shared_ptr<Completion> completion;
   std::atomic<bool> claimed{false};  // completed: only the first attempt to claim it delivers
+  Bounce inputs;                     // with bounce: the request's own copy
 };
 
 struct Chunk {
@@ -47,21 +74,14 @@ struct Worker {
   std::uint64_t completed_here = 0;
 };
 
-// Private copies of one request's buffers, for the attempts that must not
-// touch the caller's memory (timeout, verification).
-struct Bounce {
-  ByteVector iv, aad, in, out, tag;
+// One attempt's outputs, over a job's private inputs: concurrent attempts
+// at one job (a stuck call and its re-run) read the same inputs and each
+// write their own output and tag.
+struct Attempt {
+  ByteVector out, tag;
   Request request;
-  void take(const Request& r) {
-    iv.assign(r.iv.begin(), r.iv.end());
-    aad.assign(r.aad.begin(), r.aad.end());
-    in.assign(r.in.begin(), r.in.end());
-    out.assign(r.op == Operation::digest ? r.out.size() : r.in.size(), 0);
-    tag.assign(r.tag.begin(), r.tag.end());
-    request = r;
-    request.iv = iv;
-    request.aad = aad;
-    request.in = in;
+  explicit Attempt(const Request& inputs)
+      : out(inputs.out.size(), 0), tag(inputs.tag.begin(), inputs.tag.end()), request(inputs) {
     request.out = out;
     request.tag = tag;
   }
@@ -120,6 +140,7 @@ struct AsyncSession::Impl {
       submitted.fetch_add(1, std::memory_order_relaxed);
       outstanding.fetch_add(1, std::memory_order_relaxed);
       r.continues = false;
+      if (bounce) job->inputs.take(r);
       if (const ErrorCode status = detail::check_request(algorithm, r); status != ErrorCode::ok) {
         Request copy = r;
         copy.status = status;
@@ -168,21 +189,23 @@ struct AsyncSession::Impl {
     if (pinned != nullptr && chunk.avoid == pinned) {
       // Timed out on the only driver it may use.
       for (const auto& j : jobs) {
-        Request copy = *j->request;
+        Request copy = j->inputs.request;
         copy.status = ErrorCode::driver_failure;
         deliver(*j, copy);
       }
       return;
     }
-    std::vector<Bounce> bounces(bounce ? jobs.size() : 0);
+    std::vector<Attempt> attempts;
+    attempts.reserve(bounce ? jobs.size() : 0);
     std::vector<Request> work(jobs.size());
     std::vector<detail::RegisteredDriver*> served(jobs.size(), nullptr);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
-      const Request& r = *jobs[k]->request;
       if (bounce) {
-        bounces[k].take(r);
-        work[k] = bounces[k].request;
+        work[k] = attempts.emplace_back(jobs[k]->inputs.request).request;
       } else {
+        // No timeout: this is the job's only attempt, so it owns the
+        // caller's request until it delivers.
+        const Request& r = *jobs[k]->request;
         work[k] = r;
         if (r.op != Operation::digest) work[k].out = r.out.first(r.in.size());
       }
@@ -273,6 +296,8 @@ struct AsyncSession::Impl {
   // Every quarter of the timeout: a worker whose driver call has run longer
   // than the timeout is abandoned, its driver quarantined, its unfinished
   // requests queued first with that driver avoided, and a new worker started.
+  // Requests that no other driver serves stay with the call (pinned ones
+  // fail: the caller allowed no other driver).
   void watch() {
     const auto period =
         std::max<Clock::duration>(options.timeout / 4, std::chrono::milliseconds(1));
@@ -289,14 +314,20 @@ struct AsyncSession::Impl {
         if (w.abandoned || since == 0 || now - since <= limit || !w.current) continue;
         detail::RegisteredDriver* driver = w.watch.driver.load(std::memory_order_acquire);
         if (driver == nullptr) continue;
-        w.abandoned = true;
-        driver->health.quarantine();
         auto retry = std::make_shared<Chunk>();
         retry->avoid = driver;
         for (const auto& j : w.current->jobs)
-          if (!j->claimed.load(std::memory_order_acquire)) retry->jobs.push_back(j);
+          if (!j->claimed.load(std::memory_order_acquire) &&
+              (pinned != nullptr || served_elsewhere(*j, driver)))
+            retry->jobs.push_back(j);
+        // Nowhere else to go: re-running would only fail the requests (no
+        // driver left for them) where the call may still succeed. They stay
+        // with it, as without a timeout.
+        if (retry->jobs.empty()) continue;
+        w.abandoned = true;
+        driver->health.quarantine();
         timeouts.fetch_add(retry->jobs.size(), std::memory_order_relaxed);
-        if (!retry->jobs.empty()) queue.push_front(std::move(retry));
+        queue.push_front(std::move(retry));
         try {
           start_worker();
         } catch (...) {
@@ -305,6 +336,20 @@ struct AsyncSession::Impl {
       }
       work_ready.notify_all();
     }
+  }
+
+  // Could a driver other than `stuck` serve `job`? Drivers in quarantine
+  // count: they stay candidates, last.
+  bool served_elsewhere(const Job& job, const detail::RegisteredDriver* stuck) const noexcept {
+    const Request& r = job.inputs.request;
+    const std::size_t a = index_of(algorithm.id);
+    for (const detail::RegisteredDriver* d :
+         framework.impl().dispatcher.candidates(algorithm.id, r.in.size())) {
+      const Capability* c = d->enabled[a];
+      if (d != stuck && c != nullptr && detail::covers(*c, r) && c->key_sizes.contains(key.size()))
+        return true;
+    }
+    return false;
   }
 
   void wait() {

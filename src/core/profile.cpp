@@ -80,8 +80,17 @@ void save_profile(const Profile& profile, const std::string& path) {
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
   if (ec)
     throw InvalidArgument("cannot create " + target.parent_path().string() + ": " + ec.message());
+  // A profile replaces a regular file only, and keeps what the user gave
+  // that file: its mode, owner and group (a new one: 0666 & ~umask, as a
+  // shell redirect creates it). A file we may not write is not replaced.
+  struct stat old {};
+  const bool exists = ::stat(path.c_str(), &old) == 0;
+  if (exists && !S_ISREG(old.st_mode))
+    throw InvalidArgument(path + ": not a regular file; a profile is not written there");
+  if (exists && ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
+    throw InvalidArgument(system_error("cannot write " + path));
   std::string temporary = path + ".XXXXXX";
-  const int fd = ::mkstemp(temporary.data());
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
   if (fd < 0) throw InvalidArgument(system_error("cannot create a file beside " + path));
   const std::string text = to_json(profile);
   std::size_t written = 0;
@@ -91,7 +100,17 @@ void save_profile(const Profile& profile, const std::string& path) {
     if (n <= 0) break;
     written += static_cast<std::size_t>(n);
   }
-  const bool ok = written == text.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  bool ok = written == text.size();
+  struct stat made {};
+  if (ok && exists) ok = ::fstat(fd, &made) == 0;
+  if (ok && exists && (made.st_uid != old.st_uid || made.st_gid != old.st_gid))
+    ok = ::fchown(fd, old.st_uid, old.st_gid) == 0;  // before fchmod: it may clear set-id bits
+  if (ok) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ok = ::fchmod(fd, exists ? old.st_mode & 07777 : 0666 & ~mask) == 0;
+  }
+  ok = ok && ::fsync(fd) == 0;
   const int saved_errno = errno;
   ::close(fd);
   if (!ok || ::rename(temporary.c_str(), path.c_str()) != 0) {

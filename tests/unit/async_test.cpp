@@ -247,6 +247,90 @@ TEST(Failover, HungDriverIsTimedOutAndItsRequestsRerun) {
   for (const Item& it : items) EXPECT_EQ(it.completions.load(), 1);
 }
 
+// A slow driver beside soft, with a timeout: a batch is re-run on soft
+// while the slow call may still finish first, so two attempts race to
+// complete each request. A caller may free a request's buffers as soon as
+// it completes, in its own callback, as this one does; the attempt that
+// lost must never read them again (under ASan that read was a
+// heap-use-after-free: the re-run copied each request's input after the
+// slow call had completed and the callback freed it). The slow call's
+// length is swept across the time the re-run spends copying the batch, so
+// that it ends in the middle of that copy in some rounds (the timeout is
+// 2 ms, checked every millisecond; the call takes 0.5 to 3.5 ms plus the
+// work). Quarantine lasts 1 ms: the slow driver is chosen and raced
+// again, round after round.
+TEST(Failover, TimedOutCallsNeverTouchARequestAfterItCompleted) {
+  Faults faults;
+  FrameworkOptions o;
+  o.policy = Policy::offload;
+  o.quarantine_ms = 1;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults, 16));
+  Framework framework(std::move(o));
+  const ByteVector key = random_bytes(16);
+  AsyncSession session(
+      "aes-128-cbc", key,
+      {.framework = &framework, .workers = 2, .timeout = std::chrono::milliseconds(2)});
+  CipherSession soft("aes-128-cbc", key, {.driver = "soft"});
+  struct Owned {
+    ByteVector iv, in, out, expected;
+  };
+  constexpr int kRounds = 120;
+  constexpr std::size_t kBatch = 16;  // one chunk, one driver call
+  std::atomic<int> completions{0}, wrong{0};
+  for (int round = 0; round < kRounds; ++round) {
+    faults.delay_us = 500 + static_cast<unsigned>(round * 97 % 3000);
+    std::vector<Request> batch(kBatch);
+    for (Request& r : batch) {
+      auto* owned = new Owned{random_bytes(16), random_bytes(256 << 10), {}, {}};
+      owned->out.resize(owned->in.size());
+      owned->expected = soft.decrypt(owned->iv, owned->in);
+      r = {.op = Operation::decrypt,
+           .iv = owned->iv,
+           .in = owned->in,
+           .out = owned->out,
+           .user = owned};
+    }
+    session.submit(batch, [&](Request& r) {
+      std::unique_ptr<Owned> owned(static_cast<Owned*>(r.user));  // freed here, at once
+      if (r.status != ErrorCode::ok || owned->out != owned->expected) ++wrong;
+      ++completions;
+    });
+    session.wait();
+  }
+  EXPECT_EQ(completions.load(), kRounds * static_cast<int>(kBatch));
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GE(session.stats().timeouts, 1u);
+  EXPECT_EQ(session.stats().completed, static_cast<std::uint64_t>(kRounds) * kBatch);
+}
+
+// With soft the only driver, a call slower than the timeout has nowhere
+// else to go: its requests wait for it and complete with soft's answers
+// (re-running them avoided soft and reported `unsupported`).
+TEST(Failover, TimeoutWithNoOtherDriverWaitsForTheCall) {
+  FrameworkOptions o;
+  o.excluded_families = {"afalg", "cryptodev"};
+  Framework framework(std::move(o));
+  const ByteVector key = random_bytes(16);
+  CipherSession soft("aes-128-cbc", key, {.framework = &framework, .driver = "soft"});
+  // 4 MiB takes soft a few milliseconds: well over a 1 ms timeout.
+  std::deque<Item> items(8);
+  for (Item& it : items) {
+    it.iv = random_bytes(16);
+    it.in = random_bytes(4 << 20);
+    it.expected = soft.encrypt(it.iv, it.in);
+    it.out.resize(it.in.size());
+    it.request = {.op = Operation::encrypt, .iv = it.iv, .in = it.in, .out = it.out, .user = &it};
+  }
+  AsyncSession session(
+      "aes-128-cbc", key,
+      {.framework = &framework, .workers = 2, .timeout = std::chrono::milliseconds(1)});
+  submit_all(session, items);
+  EXPECT_EQ(check_items(items), 0u);
+  EXPECT_EQ(session.stats().failed, 0u);
+  EXPECT_EQ(session.stats().timeouts, 0u);
+  EXPECT_TRUE(framework.dispatch_info().quarantined.empty());
+}
+
 // Two equivalent hardware instances: sessions and batches are spread over
 // both (least outstanding work, ties to the one chosen least). One worker
 // runs the asynchronous requests: with two, a worker that the scheduler

@@ -1,13 +1,16 @@
 // A driver for fault injection: a real AES-128-CBC (over EVP) that fails
-// every Nth request, answers wrongly every Mth, or hangs on one request until
-// released. Thread-safe: the asynchronous tests run it on several workers.
+// every Nth request, answers wrongly every Mth, hangs on one request until
+// released, or takes a while over every call. Thread-safe: the asynchronous tests run it on several
+// workers.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cryptoaccel/driver/driver.hpp"
@@ -19,6 +22,7 @@ struct Faults {
   std::atomic<unsigned> fail_every{0};   // 0: never
   std::atomic<unsigned> wrong_every{0};  // 0: never
   std::atomic<long> hang_at{-1};         // request number that hangs until release(); -1: none
+  std::atomic<unsigned> delay_us{0};     // every call takes at least this long: a slow device
   std::atomic<long> processed{0};        // requests seen (self-test included)
   std::atomic<long> hung{0};             // requests that hung
 
@@ -45,6 +49,8 @@ class FaultySession final : public DriverSession {
       : key_(std::move(key)), faults_(faults) {}
 
   std::size_t process(std::span<Request> batch) noexcept override {
+    if (const unsigned delay = faults_.delay_us.load(); delay != 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(delay));
     for (Request& r : batch) {
       const long n = faults_.processed.fetch_add(1) + 1;
       if (n == faults_.hang_at.load()) faults_.hang();

@@ -2,6 +2,7 @@
 // corrupt, stale or other-version one is refused with a reason and the
 // default order applies; a failing driver is quarantined and retried later.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -302,6 +303,34 @@ TEST(Profile, MissingCorruptStaleOrOtherVersionIsRefused) {
 TEST(Profile, SaveLeavesNoHalfWrittenFile) {
   DriverControl control;
   EXPECT_THROW(save_profile(crossover_profile(control), "/proc/no/such/dir/profile.json"), Error);
+}
+
+// The library's save keeps what the user gave the file it replaces, as the
+// command's -o does (it forced 0644 on a 0600 file), and never turns a
+// device into a regular file.
+TEST(Profile, SaveKeepsTheFilesModeAndRefusesDevices) {
+  DriverControl control;
+  const Profile profile = crossover_profile(control);
+  const std::string path = temp_path("mode.json");
+  { std::ofstream(path) << "old"; }
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  save_profile(profile, path);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(load_profile(path).measurements.size(), profile.measurements.size());
+  std::remove(path.c_str());
+
+  const mode_t mask = ::umask(022);
+  save_profile(profile, path);  // a new file: 0666 & ~umask
+  ::umask(mask);
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  std::remove(path.c_str());
+
+  EXPECT_THROW(save_profile(profile, "/dev/null"), InvalidArgument);
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
 TEST(Quarantine, FailingDriverIsSkippedThenRetried) {
