@@ -65,7 +65,8 @@ nlohmann::json to_json(const Framework& framework) {
                       {"key_bytes", size_json(c.key_sizes)},
                       {"iv_bytes", size_json(c.iv_sizes)},
                       {"tag_bytes", size_json(c.tag_sizes)},
-                      {"max_request_bytes", c.max_request}});
+                      {"max_request_bytes", c.max_request},
+                      {"input_multiple_bytes", c.input_multiple}});
     }
     drivers.push_back({{"name", d.name},
                        {"kind", to_string(d.traits.kind)},

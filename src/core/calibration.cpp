@@ -52,7 +52,7 @@ std::size_t pick(const SizeRange& allowed, std::size_t wanted) {
 
 // Whether requests of `size` bytes are valid for this algorithm and driver.
 bool size_fits(const Algorithm& a, const Capability& c, std::size_t size) {
-  if (size > c.max_request) return false;
+  if (size > c.max_request || (size & (c.input_multiple - 1)) != 0) return false;
   if (a.kind == AlgorithmKind::cipher) return size % a.input_multiple == 0 && size >= a.min_input;
   return true;
 }

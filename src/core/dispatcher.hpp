@@ -102,6 +102,7 @@ class Dispatcher {
 // Does `capability` cover this request's lengths?
 inline bool covers(const Capability& capability, const Request& request) noexcept {
   return request.in.size() <= capability.max_request &&
+         (request.in.size() & (capability.input_multiple - 1)) == 0 &&
          capability.iv_sizes.contains(request.iv.size()) &&
          (request.tag.empty() || capability.tag_sizes.contains(request.tag.size()));
 }

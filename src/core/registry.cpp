@@ -11,7 +11,15 @@ void Registry::add(std::unique_ptr<Driver> driver) {
   entry->index = drivers_.size();
   for (const Capability& capability : driver->capabilities()) {
     SelfTestResult result;
-    if (entry->traits.self_test) {
+    const std::size_t multiple = capability.input_multiple;
+    if (multiple == 0 || (multiple & (multiple - 1)) != 0) {
+      // The dispatcher tests lengths against it with a mask.
+      result = {.algorithm = capability.algorithm,
+                .passed = false,
+                .tested = false,
+                .detail = "the driver declares an input multiple of " + std::to_string(multiple) +
+                          " bytes: not a power of two"};
+    } else if (entry->traits.self_test) {
       result = self_test(*driver, capability);
     } else {
       result = {.algorithm = capability.algorithm,

@@ -234,6 +234,7 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
                   .slot = &slots_[driver->index],
                   .low = sizes.min,
                   .width = std::min(sizes.max, capability->max_request) - sizes.min,
+                  .input_mask = capability->input_multiple - 1,
                   .iv_size = request.iv.size(),
                   .tag_size = request.tag.size(),
                   .hardware = driver->traits.kind == DriverKind::hardware};

@@ -44,9 +44,11 @@ class SessionCore {
   [[gnu::always_inline]] ErrorCode run(Request& request) {
     // The hot path: the dispatcher's first choice served the previous
     // request, and this one has a size in the route's range and the same
-    // IV and tag lengths, so the driver covers it too.
+    // IV and tag lengths, and the driver's length multiple, so the driver
+    // covers it too.
     if (route_.session != nullptr && request.in.size() - route_.low <= route_.width &&
-        request.iv.size() == route_.iv_size && request.tag.size() == route_.tag_size) [[likely]] {
+        (request.in.size() & route_.input_mask) == 0 && request.iv.size() == route_.iv_size &&
+        request.tag.size() == route_.tag_size) [[likely]] {
       if (route_.hardware) [[unlikely]]
         return run_on_hardware(request);
       request.continues = request.continues && route_.session == last_session_;
@@ -140,6 +142,7 @@ class SessionCore {
     DriverSession* session = nullptr;
     Slot* slot = nullptr;  // slots_[driver->index], which never moves
     std::size_t low = 0, width = 0;
+    std::size_t input_mask = 0;  // the driver's input_multiple - 1
     std::size_t iv_size = 0, tag_size = 0;
     bool hardware = false;  // count the requests in driver->busy
     // Where the dispatcher offers one: the software that takes a request

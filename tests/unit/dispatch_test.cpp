@@ -1,6 +1,9 @@
 // Which driver serves a request: policies, pinning, the null driver, and
 // fallback when a driver fails.
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <atomic>
 
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "test_drivers.hpp"
@@ -61,6 +64,106 @@ TEST(Dispatch, RequestsTooLargeForADriverGoElsewhere) {
   EXPECT_EQ(s.last_driver(), "soft");
   s.encrypt(random_bytes(16), random_bytes(4096));
   EXPECT_EQ(s.last_driver(), "accel");
+}
+
+// AES-128-XTS in whole blocks only, as cryptodev-linux takes it (the
+// module answers EINVAL to other lengths). It counts what it is sent.
+class WholeBlockXtsDriver final : public Driver {
+ public:
+  explicit WholeBlockXtsDriver(std::size_t input_multiple = 16) {
+    capability_.input_multiple = input_multiple;
+  }
+  std::atomic<int> served{0}, partial_blocks{0};
+
+  std::string_view name() const noexcept override { return "blocks"; }
+  std::string description() const override { return "XTS in whole blocks (test driver)"; }
+  DriverTraits traits() const noexcept override {
+    return {.kind = DriverKind::hardware, .priority = 300};
+  }
+  std::span<const Capability> capabilities() const noexcept override { return {&capability_, 1}; }
+  std::unique_ptr<DriverSession> open_session(const Algorithm&,
+                                              std::span<const std::uint8_t> key) override {
+    return std::make_unique<Session>(*this, ByteVector(key.begin(), key.end()));
+  }
+
+ private:
+  class Session final : public DriverSession {
+   public:
+    Session(WholeBlockXtsDriver& driver, ByteVector key) : driver_(driver), key_(std::move(key)) {}
+    std::size_t process(std::span<Request> batch) noexcept override {
+      for (Request& r : batch) {
+        if (r.in.size() % 16 != 0) {
+          ++driver_.partial_blocks;
+          r.status = ErrorCode::invalid_length;
+          continue;
+        }
+        ++driver_.served;
+        EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+        int len = 0;
+        const bool ok = ctx &&
+                        EVP_CipherInit_ex2(ctx, EVP_aes_128_xts(), key_.data(), r.iv.data(),
+                                           r.op == Operation::encrypt ? 1 : 0, nullptr) == 1 &&
+                        EVP_CipherUpdate(ctx, r.out.data(), &len, r.in.data(),
+                                         static_cast<int>(r.in.size())) == 1;
+        EVP_CIPHER_CTX_free(ctx);
+        r.status = ok ? ErrorCode::ok : ErrorCode::driver_failure;
+      }
+      return batch.size();
+    }
+
+   private:
+    WholeBlockXtsDriver& driver_;
+    ByteVector key_;
+  };
+  Capability capability_{.algorithm = AlgorithmId::aes_128_xts,
+                         .key_sizes = {32, 32},
+                         .iv_sizes = {16, 16},
+                         .tag_sizes = {0, 0},
+                         .max_request = 1 << 16};
+};
+
+// A driver that takes XTS in whole blocks only gets whole blocks; the other
+// lengths go to soft, also right after the whole-block route was cached.
+TEST(Dispatch, LengthsOutsideADriversMultipleGoElsewhere) {
+  FrameworkOptions options;
+  options.policy = Policy::offload;
+  auto owned = std::make_unique<WholeBlockXtsDriver>();
+  WholeBlockXtsDriver& blocks = *owned;
+  options.drivers.push_back(std::move(owned));
+  Framework framework(std::move(options));
+  const int self_test = blocks.served.load();
+  const ByteVector key = random_bytes(32);
+  CipherSession s("aes-128-xts", key, {.framework = &framework});
+  CipherSession soft("aes-128-xts", key, {.framework = &framework, .driver = "soft"});
+  const ByteVector tweak = random_bytes(16);
+  for (const std::size_t size : {32, 33, 48, 17, 4096, 4095, 16, 31}) {
+    const ByteVector in = random_bytes(size);
+    EXPECT_EQ(s.encrypt(tweak, in), soft.encrypt(tweak, in)) << size << " bytes";
+    EXPECT_EQ(s.last_driver(), size % 16 == 0 ? "blocks" : "soft") << size << " bytes";
+  }
+  EXPECT_EQ(blocks.served.load(), self_test + 4);
+  EXPECT_EQ(blocks.partial_blocks.load(), 0);
+  // Pinned, a length it does not take is refused, not sent to it.
+  CipherSession pinned("aes-128-xts", key, {.framework = &framework, .driver = "blocks"});
+  EXPECT_THROW(pinned.encrypt(tweak, random_bytes(33)), Unsupported);
+  EXPECT_EQ(blocks.partial_blocks.load(), 0);
+}
+
+// The dispatcher tests lengths against the multiple with a mask: a driver
+// that declares another kind of multiple is disabled, with the reason.
+TEST(Dispatch, AnInputMultipleThatIsNoPowerOfTwoDisablesTheAlgorithm) {
+  FrameworkOptions options;
+  options.drivers.push_back(std::make_unique<WholeBlockXtsDriver>(24));
+  Framework framework(std::move(options));
+  for (const DriverInfo& d : framework.drivers()) {
+    if (d.name != "blocks") continue;
+    ASSERT_EQ(d.self_tests.size(), 1u);
+    EXPECT_FALSE(d.self_tests[0].passed);
+    EXPECT_NE(d.self_tests[0].detail.find("not a power of two"), std::string::npos)
+        << d.self_tests[0].detail;
+    return;
+  }
+  FAIL() << "driver 'blocks' not registered";
 }
 
 TEST(Dispatch, DriverFailureFallsBackWithTheRightAnswer) {

@@ -31,6 +31,11 @@ struct Capability {
   SizeRange iv_sizes;
   SizeRange tag_sizes;
   std::size_t max_request;  // largest `in` of one request
+  // Every request's `in` is a whole number of these bytes, a power of two
+  // (1: any length the algorithm allows). A device stricter than the
+  // algorithm says so here: cryptodev-linux takes XTS only in whole blocks,
+  // where OpenSSL and the kernel's xts(aes) steal ciphertext for the rest.
+  std::size_t input_multiple = 1;
 };
 
 // Everything of a driver that the framework needs besides its code.

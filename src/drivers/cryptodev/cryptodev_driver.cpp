@@ -41,6 +41,11 @@ Capability capability_for(const Algorithm& a) {
       c.max_request = SIZE_MAX;
       break;
     case AlgorithmKind::cipher:
+      // cryptodev-linux refuses (EINVAL) a length that is not a multiple of
+      // the kernel cipher's block size; xts(aes) has a 16-byte block, so the
+      // ciphertext stealing OpenSSL and the kernel do for other lengths is
+      // not reachable through the module.
+      if (a.mode == CipherMode::xts) c.input_multiple = a.block_size;
       break;
   }
   return c;
