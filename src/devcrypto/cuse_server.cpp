@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../abi/cryptodev.hpp"
+#include "device_node.hpp"
 #include "protocol.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -42,15 +43,15 @@ Client* client_of(Server& server, const fuse_file_info* fi) {
 }
 
 void on_init_done(void* userdata) {
-  // The node exists now; give it the mode and owner asked for.
+  // The node exists now; give it the mode and owner asked for, but only if
+  // it is the device the kernel made for us: never a file put in its place.
   const Server& server = *static_cast<Server*>(userdata);
-  const std::string path = "/dev/" + server.options->device_name;
-  if (::chmod(path.c_str(), server.options->mode) != 0)
-    fmt::print(stderr, "cryptoaccel devcrypto: chmod {}: {}\n", path, std::strerror(errno));
-  if ((server.options->uid != static_cast<uid_t>(-1) ||
-       server.options->gid != static_cast<gid_t>(-1)) &&
-      ::chown(path.c_str(), server.options->uid, server.options->gid) != 0)
-    fmt::print(stderr, "cryptoaccel devcrypto: chown {}: {}\n", path, std::strerror(errno));
+  const ServerOptions& o = *server.options;
+  const auto devt = cuse_device_number(o.device_name);
+  const std::string why =
+      devt ? adopt_device_node("/dev", o.device_name, *devt, o.mode, o.uid, o.gid)
+           : "no /sys/class/cuse/" + o.device_name + "/dev: cannot prove which node is ours";
+  if (!why.empty()) fmt::print(stderr, "cryptoaccel devcrypto: mode and owner not set: {}\n", why);
 }
 
 void on_open(fuse_req_t req, fuse_file_info* fi) {
@@ -147,6 +148,11 @@ bool stopped_by_signal(int status) {
 
 int run_server(const ServerOptions& options,
                const std::function<std::unique_ptr<Service>()>& make_service) {
+  // Refused before CUSE is set up: nothing is created or changed.
+  if (const std::string why = device_node_problem("/dev", options.device_name); !why.empty()) {
+    fmt::print(stderr, "cryptoaccel devcrypto: --name: {}\n", why);
+    return 1;
+  }
   Server server;
   server.options = &options;
 

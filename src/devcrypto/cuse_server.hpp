@@ -24,8 +24,9 @@ struct ServerOptions {
   unsigned max_threads = 8;  // worker threads: requests served at once
 };
 
-// Sets up the device, then calls `make_service` (after detaching, so that
-// no thread the framework starts is lost to the fork) and serves until a
+// Refuses a device name that is not plain or names a file that exists
+// (device_node.hpp), before anything is set up. Sets up the device, then calls `make_service`
+// (after detaching, so that no thread the framework starts is lost to the fork) and serves until a
 // signal. Returns the process exit status: 0 after a clean shutdown.
 // `make_service` may throw; its message is printed and the status is 1.
 int run_server(const ServerOptions& options,
