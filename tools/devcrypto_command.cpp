@@ -82,6 +82,14 @@ Action add_devcrypto_command(CLI::App& app) {
                   "Sessions one open file of the device may hold")
       ->capture_default_str()
       ->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-sessions-total", options->server.limits.sessions,
+                  "Sessions all open files together may hold (then ENOMEM)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-open-files", options->server.limits.open_files,
+                  "Open files of the device at once (then ENOMEM)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--threads", options->server.max_threads, "Requests served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

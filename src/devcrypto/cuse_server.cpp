@@ -24,8 +24,10 @@ namespace {
 
 // Everything the callbacks reach through libfuse's userdata pointer.
 struct Server {
-  const ServerOptions* options = nullptr;
+  explicit Server(const ServerOptions& o) : options(&o), quota(o.limits) {}
+  const ServerOptions* options;
   std::unique_ptr<Service> service;
+  ServerQuota quota;  // before the clients: they return their sessions to it
   std::mutex mutex;
   std::map<std::uint64_t, std::unique_ptr<Client>> clients;  // by fuse_file_info::fh
   std::uint64_t next_handle = 0;
@@ -56,13 +58,20 @@ void on_init_done(void* userdata) {
 
 void on_open(fuse_req_t req, fuse_file_info* fi) {
   Server& server = server_of(req);
+  // At the server's bound on open files, ENOMEM: what cryptodev-linux's
+  // open answers when it cannot allocate a file's state.
+  if (!server.quota.take_file()) {
+    fuse_reply_err(req, ENOMEM);
+    return;
+  }
   try {
     std::lock_guard lock(server.mutex);
     // Session ids start at a random point, as cryptodev-linux's are random.
-    auto client = std::make_unique<Client>(static_cast<std::uint32_t>(server.ids()));
+    auto client = std::make_unique<Client>(server.quota, static_cast<std::uint32_t>(server.ids()));
     fi->fh = ++server.next_handle;
     server.clients.emplace(fi->fh, std::move(client));
   } catch (...) {
+    server.quota.return_file();
     fuse_reply_err(req, ENOMEM);
     return;
   }
@@ -82,7 +91,10 @@ void on_release(fuse_req_t req, fuse_file_info* fi) {
       server.clients.erase(it);
     }
   }
-  gone.reset();
+  if (gone != nullptr) {
+    gone.reset();
+    server.quota.return_file();
+  }
   fuse_reply_err(req, 0);
 }
 
@@ -153,8 +165,7 @@ int run_server(const ServerOptions& options,
     fmt::print(stderr, "cryptoaccel devcrypto: --name: {}\n", why);
     return 1;
   }
-  Server server;
-  server.options = &options;
+  Server server(options);
 
   const std::string devname = "DEVNAME=" + options.device_name;
   const char* dev_info[] = {devname.c_str()};
@@ -181,7 +192,8 @@ int run_server(const ServerOptions& options,
                                               &ops, &multithreaded, &server);
   if (session == nullptr) {
     fmt::print(stderr,
-               "cryptoaccel devcrypto: cannot set up /dev/{} through CUSE (is the cuse module "
+               "cryptoaccel devcrypto: cannot set up /dev/{} through CUSE (is "
+               "the cuse module "
                "loaded, /dev/cuse writable, and are we root?)\n",
                options.device_name);
     return 1;

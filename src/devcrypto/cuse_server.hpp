@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "server_quota.hpp"
 #include "service.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -22,6 +23,7 @@ struct ServerOptions {
   bool foreground = false;   // else detach (libfuse daemonizes)
   bool debug = false;        // libfuse's request trace on stderr
   unsigned max_threads = 8;  // worker threads: requests served at once
+  QuotaLimits limits;        // open files and sessions of the whole server
 };
 
 // Refuses a device name that is not plain or names a file that exists
