@@ -3,6 +3,7 @@
 
 #include <cuse_lowlevel.h>
 #include <fmt/core.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -165,6 +166,12 @@ int run_server(const ServerOptions& options,
     fmt::print(stderr, "cryptoaccel devcrypto: --name: {}\n", why);
     return 1;
   }
+  // One malloc arena for every worker thread: glibc's malloc_trim trims
+  // the free top only of the main arena (mtrim calls systrim for it alone),
+  // and sessions that workers made and freed in arenas of their own end in
+  // those arenas' tops. The round trips through the kernel cost far more
+  // than the arena's lock.
+  ::mallopt(M_ARENA_MAX, 1);
   Server server(options);
 
   const std::string devname = "DEVNAME=" + options.device_name;
