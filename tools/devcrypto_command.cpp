@@ -12,6 +12,7 @@
 #include "command.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "devcrypto/cuse_server.hpp"
+#include "devcrypto/device_node.hpp"
 
 namespace cryptoaccel::tools {
 namespace {
@@ -56,11 +57,12 @@ Action add_devcrypto_command(CLI::App& app) {
       "devcrypto",
       "Serve /dev/crypto (the cryptodev-linux ABI) from userland through CUSE, on top of\n"
       "this framework: any driver, the dispatcher's policy. Needs root and the cuse module.");
-  cmd->add_option("-n,--name", options->server.device_name, "Device name under /dev")
+  // A plain name here; that /dev/NAME does not exist yet is checked when
+  // the server starts (run_server), where the answer is current.
+  cmd->add_option("-n,--name", options->server.device_name,
+                  "Device name under /dev: a plain name that does not exist yet")
       ->capture_default_str()
-      ->check([](const std::string& name) {
-        return name.empty() || name.find('/') != std::string::npos ? "a name without '/'" : "";
-      });
+      ->check([](const std::string& name) { return devcrypto::device_name_problem(name); });
   cmd->add_option("-m,--mode", options->mode, "Mode of the device node, in octal")
       ->capture_default_str()
       ->check([](const std::string& m) {
@@ -80,6 +82,14 @@ Action add_devcrypto_command(CLI::App& app) {
                   "Sessions one open file of the device may hold")
       ->capture_default_str()
       ->check(CLI::Range(1, 65536));
+  cmd->add_option("--max-sessions-total", options->server.limits.sessions,
+                  "Sessions all open files together may hold (then ENOMEM)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-open-files", options->server.limits.open_files,
+                  "Open files of the device at once (then ENOMEM)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--threads", options->server.max_threads, "Requests served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -107,9 +117,8 @@ Action add_devcrypto_command(CLI::App& app) {
       ::setenv("CRYPTOACCEL_DEVCRYPTO_SERVER", "1", 1);
       // The same dispatcher as everything else: the dispatch profile from
       // `cryptoaccel calibrate` ($CRYPTOACCEL_PROFILE or the user's cache).
-      framework = std::make_unique<Framework>(FrameworkOptions{.excluded_families = {"cryptodev"},
-                                                               .policy = policy,
-                                                               .profile_from_environment = true});
+      framework = std::make_unique<Framework>(FrameworkOptions{
+          .excluded_families = {"cryptodev"}, .policy = policy, .profile_from_environment = true});
       return std::make_unique<devcrypto::Service>(
           *framework, devcrypto::ServiceOptions{.driver = options->driver,
                                                 .max_sessions = options->max_sessions});

@@ -3,6 +3,7 @@
 
 #include <cuse_lowlevel.h>
 #include <fmt/core.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "../abi/cryptodev.hpp"
+#include "device_node.hpp"
 #include "protocol.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -23,8 +25,10 @@ namespace {
 
 // Everything the callbacks reach through libfuse's userdata pointer.
 struct Server {
-  const ServerOptions* options = nullptr;
+  explicit Server(const ServerOptions& o) : options(&o), quota(o.limits) {}
+  const ServerOptions* options;
   std::unique_ptr<Service> service;
+  ServerQuota quota;  // before the clients: they return their sessions to it
   std::mutex mutex;
   std::map<std::uint64_t, std::unique_ptr<Client>> clients;  // by fuse_file_info::fh
   std::uint64_t next_handle = 0;
@@ -42,26 +46,33 @@ Client* client_of(Server& server, const fuse_file_info* fi) {
 }
 
 void on_init_done(void* userdata) {
-  // The node exists now; give it the mode and owner asked for.
+  // The node exists now; give it the mode and owner asked for, but only if
+  // it is the device the kernel made for us: never a file put in its place.
   const Server& server = *static_cast<Server*>(userdata);
-  const std::string path = "/dev/" + server.options->device_name;
-  if (::chmod(path.c_str(), server.options->mode) != 0)
-    fmt::print(stderr, "cryptoaccel devcrypto: chmod {}: {}\n", path, std::strerror(errno));
-  if ((server.options->uid != static_cast<uid_t>(-1) ||
-       server.options->gid != static_cast<gid_t>(-1)) &&
-      ::chown(path.c_str(), server.options->uid, server.options->gid) != 0)
-    fmt::print(stderr, "cryptoaccel devcrypto: chown {}: {}\n", path, std::strerror(errno));
+  const ServerOptions& o = *server.options;
+  const auto devt = cuse_device_number(o.device_name);
+  const std::string why =
+      devt ? adopt_device_node("/dev", o.device_name, *devt, o.mode, o.uid, o.gid)
+           : "no /sys/class/cuse/" + o.device_name + "/dev: cannot prove which node is ours";
+  if (!why.empty()) fmt::print(stderr, "cryptoaccel devcrypto: mode and owner not set: {}\n", why);
 }
 
 void on_open(fuse_req_t req, fuse_file_info* fi) {
   Server& server = server_of(req);
+  // At the server's bound on open files, ENOMEM: what cryptodev-linux's
+  // open answers when it cannot allocate a file's state.
+  if (!server.quota.take_file()) {
+    fuse_reply_err(req, ENOMEM);
+    return;
+  }
   try {
     std::lock_guard lock(server.mutex);
     // Session ids start at a random point, as cryptodev-linux's are random.
-    auto client = std::make_unique<Client>(static_cast<std::uint32_t>(server.ids()));
+    auto client = std::make_unique<Client>(server.quota, static_cast<std::uint32_t>(server.ids()));
     fi->fh = ++server.next_handle;
     server.clients.emplace(fi->fh, std::move(client));
   } catch (...) {
+    server.quota.return_file();
     fuse_reply_err(req, ENOMEM);
     return;
   }
@@ -81,7 +92,10 @@ void on_release(fuse_req_t req, fuse_file_info* fi) {
       server.clients.erase(it);
     }
   }
-  gone.reset();
+  if (gone != nullptr) {
+    gone.reset();
+    server.quota.return_file();
+  }
   fuse_reply_err(req, 0);
 }
 
@@ -147,8 +161,18 @@ bool stopped_by_signal(int status) {
 
 int run_server(const ServerOptions& options,
                const std::function<std::unique_ptr<Service>()>& make_service) {
-  Server server;
-  server.options = &options;
+  // Refused before CUSE is set up: nothing is created or changed.
+  if (const std::string why = device_node_problem("/dev", options.device_name); !why.empty()) {
+    fmt::print(stderr, "cryptoaccel devcrypto: --name: {}\n", why);
+    return 1;
+  }
+  // One malloc arena for every worker thread: glibc's malloc_trim trims
+  // the free top only of the main arena (mtrim calls systrim for it alone),
+  // and sessions that workers made and freed in arenas of their own end in
+  // those arenas' tops. The round trips through the kernel cost far more
+  // than the arena's lock.
+  ::mallopt(M_ARENA_MAX, 1);
+  Server server(options);
 
   const std::string devname = "DEVNAME=" + options.device_name;
   const char* dev_info[] = {devname.c_str()};
@@ -175,7 +199,8 @@ int run_server(const ServerOptions& options,
                                               &ops, &multithreaded, &server);
   if (session == nullptr) {
     fmt::print(stderr,
-               "cryptoaccel devcrypto: cannot set up /dev/{} through CUSE (is the cuse module "
+               "cryptoaccel devcrypto: cannot set up /dev/{} through CUSE (is "
+               "the cuse module "
                "loaded, /dev/cuse writable, and are we root?)\n",
                options.device_name);
     return 1;

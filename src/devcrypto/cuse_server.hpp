@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "server_quota.hpp"
 #include "service.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -22,10 +23,12 @@ struct ServerOptions {
   bool foreground = false;   // else detach (libfuse daemonizes)
   bool debug = false;        // libfuse's request trace on stderr
   unsigned max_threads = 8;  // worker threads: requests served at once
+  QuotaLimits limits;        // open files and sessions of the whole server
 };
 
-// Sets up the device, then calls `make_service` (after detaching, so that
-// no thread the framework starts is lost to the fork) and serves until a
+// Refuses a device name that is not plain or names a file that exists
+// (device_node.hpp), before anything is set up. Sets up the device, then calls `make_service`
+// (after detaching, so that no thread the framework starts is lost to the fork) and serves until a
 // signal. Returns the process exit status: 0 after a clean shutdown.
 // `make_service` may throw; its message is printed and the status is 1.
 int run_server(const ServerOptions& options,

@@ -104,8 +104,9 @@ IoctlReply create_session(const Service& service, Client& client, const IoctlCal
   } catch (...) {
     return fail(ENOMEM);
   }
-  op.ses = client.add(std::move(session), service.max_sessions());
-  if (op.ses == 0) return fail(ENOSPC);
+  // ENOSPC: this file's bound; ENOMEM: the server's (docs/devcrypto.md says why).
+  if (const int error = client.add(op.ses, std::move(session), service.max_sessions()); error != 0)
+    return fail(error);
   std::vector<std::uint8_t> out(plan.out_size());
   std::memcpy(out.data(), &op, sizeof op);
   return done(std::move(out));

@@ -1,0 +1,324 @@
+// What the /dev/crypto request decoder (src/devcrypto/protocol.cpp) must do
+// with any client (issue 15): whatever the client's structs and memory hold,
+// answer every ioctl with an errno of docs/devcrypto.md, a retry the kernel
+// can serve (at most 256 pieces and 32 pages each way, the struct first), or
+// the bytes the last retry declared; take two rounds for CIOCFSESSION and
+// CIOCGSESSINFO and three for the others; keep every client within its
+// bound and the server within its quota, with the quota's counts exact; and
+// never crash, hang or run into undefined behaviour. A failed check prints
+// what and aborts, so libFuzzer keeps the input.
+//
+// An input is a sequence of steps on two clients of one server, each an
+// ioctl driven as the kernel's CUSE drives it (round 1 -> retry -> round 2
+// -> retry -> round 3 with the bytes fetched from the client's memory), or
+// a client closing its file. One step:
+//
+//   byte 0   what: 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
+//            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 an unknown command (4 bytes
+//            follow), 6 close and reopen the client, 7 one raw call (the
+//            decoder given bytes no retry asked for)
+//   byte 1   flags: kOnB the second client; kKnownSession the session id
+//            is one the server gave (index: the next byte); kMapPointers
+//            pointers become addresses in the client's memory (value modulo
+//            its size; 0 stays 0); kChangeStruct a byte of the struct
+//            changes between rounds 2 and 3 (position: the next byte);
+//            kFill some client memory is written first (offset, length,
+//            bytes follow)
+//   2 bytes  where the struct lies in the client's memory
+//   the struct's bytes (missing bytes are 0)
+//
+// Used by the libFuzzer entry (devcrypto_fuzzer.cpp, clang, ASan+UBSan) and
+// by the deterministic run in the unit tests (gcc, and ASan+UBSan there).
+#pragma once
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abi/cryptodev.hpp"
+#include "cryptoaccel/framework.hpp"
+#include "devcrypto/protocol.hpp"
+
+namespace cryptoaccel::fuzz {
+
+inline constexpr std::uint64_t kClientBase = 0x7f1200000000;  // where the client's memory lies
+inline constexpr std::size_t kClientMemory = 256 * 1024;      // room for 64 KiB src and dst
+inline constexpr std::size_t kMaxIoctlIov = 256;              // FUSE_IOCTL_MAX_IOV
+inline constexpr std::size_t kMaxIoctlBytes = 32 * 4096;      // 32 pages each way
+inline constexpr std::size_t kPerClient = 4;                  // Service::max_sessions
+inline constexpr devcrypto::QuotaLimits kQuota{.open_files = 4, .sessions = 6};
+
+enum StepFlags : std::uint8_t {
+  kOnB = 1,
+  kKnownSession = 2,
+  kMapPointers = 4,
+  kChangeStruct = 8,
+  kFill = 16,
+};
+
+// What a run did, so that a deterministic run can show it reached the work.
+struct DevcryptoTally {
+  std::size_t steps = 0, done = 0, errors = 0, faults = 0, sessions = 0;
+};
+
+[[noreturn]] inline void devcrypto_check_failed(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "devcrypto check failed: %s: %.300s\n", what, detail.c_str());
+  std::abort();
+}
+
+// The server side, built once: the soft driver behind a Service.
+inline const devcrypto::Service& fuzz_service() {
+  static Framework framework(FrameworkOptions{.excluded_families = {"cryptodev"}});
+  static const devcrypto::Service service(framework,
+                                          {.driver = "soft", .max_sessions = kPerClient});
+  return service;
+}
+
+class DevcryptoRun {
+ public:
+  DevcryptoRun(const std::uint8_t* data, std::size_t size)
+      : data_(data), size_(size), memory_(kClientMemory) {
+    // A pattern where keys and IVs lie, so that they are not all zero
+    // (all of it would cost more than the rest of a short input).
+    for (std::size_t i = 0; i < 16 * 1024; ++i)
+      memory_[i] = static_cast<std::uint8_t>(i * 131 + (i >> 8));
+    for (auto& c : clients_) c = std::make_unique<devcrypto::Client>(quota_, 1000);
+  }
+
+  DevcryptoTally run() {
+    while (at_ < size_) step();
+    for (auto& c : clients_) c.reset();
+    if (quota_.sessions() != 0)
+      devcrypto_check_failed("sessions left in the quota after every file closed",
+                             std::to_string(quota_.sessions()));
+    return tally_;
+  }
+
+ private:
+  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+  void take(void* out, std::size_t n) {
+    auto* p = static_cast<std::uint8_t*>(out);
+    for (std::size_t i = 0; i < n; ++i) p[i] = byte();
+  }
+  std::uint16_t u16() { return static_cast<std::uint16_t>(byte() | byte() << 8); }
+
+  bool inside(const devcrypto::ClientIov& v) const {
+    return v.base >= kClientBase && v.len <= kClientMemory &&
+           v.base - kClientBase <= kClientMemory - v.len;
+  }
+  std::uint8_t* at(std::uint64_t address) { return memory_.data() + (address - kClientBase); }
+
+  void step() {
+    ++tally_.steps;
+    const std::uint8_t what = byte() % 8;
+    const std::uint8_t flags = byte();
+    devcrypto::Client& client = *clients_[(flags & kOnB) ? 1 : 0];
+    if (what == 6) {
+      clients_[(flags & kOnB) ? 1 : 0] = std::make_unique<devcrypto::Client>(quota_, u16());
+      check_counts();
+      return;
+    }
+    if (flags & kFill) {
+      const std::size_t offset = u16() * 4u % kClientMemory;
+      const std::size_t len = std::min<std::size_t>(byte(), kClientMemory - offset);
+      take(memory_.data() + offset, len);
+    }
+    if (what == 7) return raw_call(client, flags);
+    unsigned cmd = 0;
+    std::size_t struct_size = 0;
+    switch (what) {
+      case 0:
+        cmd = cryptodev::kCiocGSession, struct_size = sizeof(cryptodev::SessionOp);
+        break;
+      case 1:
+        cmd = cryptodev::kCiocCrypt, struct_size = sizeof(cryptodev::CryptOp);
+        break;
+      case 2:
+        cmd = cryptodev::kCiocAuthCrypt, struct_size = sizeof(cryptodev::CryptAuthOp);
+        break;
+      case 3:
+        cmd = cryptodev::kCiocFSession, struct_size = sizeof(std::uint32_t);
+        break;
+      case 4:
+        cmd = cryptodev::kCiocGSessInfo, struct_size = sizeof(cryptodev::SessionInfoOp);
+        break;
+      default:
+        take(&cmd, sizeof cmd), struct_size = 16;
+        break;
+    }
+    const std::size_t offset = u16() * 4u % (kClientMemory - struct_size);
+    const std::uint64_t arg = kClientBase + offset;
+    std::uint8_t* s = at(arg);
+    take(s, struct_size);
+    if ((flags & kKnownSession) && !known_.empty()) {
+      // Every struct here has the session id first.
+      const std::uint32_t id = known_[byte() % known_.size()];
+      if (what != 0) std::memcpy(s, &id, sizeof id);
+    }
+    if (flags & kMapPointers) map_pointers(what, s);
+    const std::uint8_t change = (flags & kChangeStruct) ? byte() : 0;
+    drive(client, cmd, arg, struct_size, what, (flags & kChangeStruct) != 0, change);
+  }
+
+  // A pointer field of the struct becomes an address in the client's memory.
+  void map_pointers(std::uint8_t what, std::uint8_t* s) {
+    using namespace cryptodev;
+    std::vector<std::size_t> fields;
+    if (what == 0) fields = {offsetof(SessionOp, key), offsetof(SessionOp, mackey)};
+    if (what == 1)
+      fields = {offsetof(CryptOp, src), offsetof(CryptOp, dst), offsetof(CryptOp, mac),
+                offsetof(CryptOp, iv)};
+    if (what == 2)
+      fields = {offsetof(CryptAuthOp, auth_src), offsetof(CryptAuthOp, src),
+                offsetof(CryptAuthOp, dst), offsetof(CryptAuthOp, tag), offsetof(CryptAuthOp, iv)};
+    for (std::size_t f : fields) {
+      std::uint64_t p;
+      std::memcpy(&p, s + f, sizeof p);
+      if (p != 0) p = kClientBase + p % kClientMemory;
+      std::memcpy(s + f, &p, sizeof p);
+    }
+  }
+
+  // The kernel's part: each retry's input fetched from the client's memory,
+  // the final answer copied to the output the last retry declared.
+  void drive(devcrypto::Client& client, unsigned cmd, std::uint64_t arg, std::size_t struct_size,
+             std::uint8_t what, bool change, std::uint8_t change_at) {
+    std::vector<std::uint8_t> in;
+    std::vector<devcrypto::ClientIov> out_iov;
+    std::size_t out_size = 0;
+    for (int round = 1;; ++round) {
+      const devcrypto::IoctlCall call{.cmd = cmd, .arg = arg, .in = in, .out_size = out_size};
+      const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
+      check_counts();
+      switch (r.kind) {
+        case devcrypto::IoctlReply::Kind::error:
+          check_errno(r.error);
+          ++tally_.errors;
+          return;
+        case devcrypto::IoctlReply::Kind::done: {
+          const int rounds = what == 3 || what == 4 ? 2 : 3;
+          if (what < 5 && round != rounds)
+            devcrypto_check_failed("done after the wrong number of rounds", std::to_string(round));
+          if (r.out.size() != out_size && !r.out.empty())
+            devcrypto_check_failed(
+                "answer of another size than the retry declared",
+                std::to_string(r.out.size()) + " of " + std::to_string(out_size));
+          std::size_t from = 0;
+          for (const auto& v : out_iov) {
+            if (from + v.len > r.out.size()) break;
+            if (!inside(v)) {
+              ++tally_.faults;  // the kernel's copy fails: EFAULT, the work is done
+              return;
+            }
+            std::memcpy(at(v.base), r.out.data() + from, v.len);
+            from += v.len;
+          }
+          if (what == 0) remember_session(r.out);
+          ++tally_.done;
+          return;
+        }
+        case devcrypto::IoctlReply::Kind::retry:
+          if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
+          check_retry(r, arg, what < 5 ? struct_size : 0);
+          // The client changes its struct between the copies of round 2 and 3.
+          if (round == 2 && change) at(arg)[change_at % struct_size] ^= 1 + (change_at >> 4);
+          if (!fetch(r.in_iov, in)) {
+            ++tally_.faults;  // the kernel answers EFAULT; the server hears nothing
+            return;
+          }
+          out_iov = r.out_iov;
+          out_size = 0;
+          for (const auto& v : out_iov) out_size += v.len;
+          break;
+      }
+    }
+  }
+
+  bool fetch(const std::vector<devcrypto::ClientIov>& iov, std::vector<std::uint8_t>& in) {
+    in.clear();
+    for (const auto& v : iov) {
+      if (!inside(v)) return false;
+      in.insert(in.end(), at(v.base), at(v.base) + v.len);
+    }
+    return true;
+  }
+
+  // struct_size 0: a command number chosen by the input, whose struct is unknown.
+  static void check_retry(const devcrypto::IoctlReply& r, std::uint64_t arg,
+                          std::size_t struct_size) {
+    if (r.in_iov.size() > kMaxIoctlIov || r.out_iov.size() > kMaxIoctlIov)
+      devcrypto_check_failed("more pieces than CUSE moves", std::to_string(r.in_iov.size()));
+    std::size_t in = 0, out = 0;
+    for (const auto& v : r.in_iov) in += v.len;
+    for (const auto& v : r.out_iov) out += v.len;
+    if (in > kMaxIoctlBytes || out > kMaxIoctlBytes)
+      devcrypto_check_failed("more bytes than CUSE moves",
+                             std::to_string(in) + "/" + std::to_string(out));
+    if (struct_size != 0 &&
+        (r.in_iov.empty() || r.in_iov[0].base != arg || r.in_iov[0].len != struct_size))
+      devcrypto_check_failed("a retry that does not start with the struct", "");
+  }
+
+  static void check_errno(int error) {
+    for (int e : {EINVAL, EFAULT, ENOENT, EOPNOTSUPP, EMSGSIZE, ENOSPC, ENOMEM, EBADMSG, EIO})
+      if (error == e) return;
+    devcrypto_check_failed("an errno docs/devcrypto.md does not list", std::to_string(error));
+  }
+
+  void check_counts() const {
+    const std::size_t a = clients_[0]->size(), b = clients_[1]->size();
+    if (a > kPerClient || b > kPerClient)
+      devcrypto_check_failed("a client beyond its bound",
+                             std::to_string(a) + "/" + std::to_string(b));
+    if (quota_.sessions() != a + b || quota_.sessions() > kQuota.sessions)
+      devcrypto_check_failed("the quota does not count the sessions",
+                             std::to_string(quota_.sessions()) + " for " + std::to_string(a + b));
+  }
+
+  void remember_session(const std::vector<std::uint8_t>& out) {
+    if (out.size() < sizeof(cryptodev::SessionOp)) return;
+    cryptodev::SessionOp op;
+    std::memcpy(&op, out.data(), sizeof op);
+    if (op.ses == 0) devcrypto_check_failed("session id 0", "");
+    ++tally_.sessions;
+    if (known_.size() < 64) known_.push_back(op.ses);
+  }
+
+  // Bytes no retry asked for: the decoder must still answer sanely.
+  void raw_call(devcrypto::Client& client, std::uint8_t flags) {
+    static const unsigned kCommands[] = {cryptodev::kCiocGSession, cryptodev::kCiocCrypt,
+                                         cryptodev::kCiocAuthCrypt, cryptodev::kCiocFSession,
+                                         cryptodev::kCiocGSessInfo};
+    const unsigned cmd = kCommands[(flags >> 5) % 5];
+    std::vector<std::uint8_t> in(byte());
+    take(in.data(), in.size());
+    const std::size_t out_size = u16();
+    const devcrypto::IoctlCall call{.cmd = cmd, .arg = kClientBase, .in = in, .out_size = out_size};
+    const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
+    check_counts();
+    if (r.kind == devcrypto::IoctlReply::Kind::error) check_errno(r.error);
+    if (r.kind == devcrypto::IoctlReply::Kind::done && r.out.size() > out_size)
+      devcrypto_check_failed("a raw answer longer than declared", std::to_string(r.out.size()));
+  }
+
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+  std::vector<std::uint8_t> memory_;
+  devcrypto::ServerQuota quota_{kQuota};
+  std::unique_ptr<devcrypto::Client> clients_[2];
+  std::vector<std::uint32_t> known_;
+  DevcryptoTally tally_;
+};
+
+inline DevcryptoTally check_devcrypto_input(const std::uint8_t* data, std::size_t size) {
+  return DevcryptoRun(data, size).run();
+}
+
+}  // namespace cryptoaccel::fuzz

@@ -1,0 +1,110 @@
+// A valid request sequence in the input format of devcrypto_check.hpp: the
+// seed that the deterministic run mutates and that the libFuzzer entry can
+// write as a first corpus file. Sessions of every kind are created, used
+// (CBC with an IV and then without, a streamed SHA-256, HMAC, GCM seal and
+// open), asked about, freed and bounded, and a client closes its file.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "devcrypto_check.hpp"
+
+namespace cryptoaccel::fuzz {
+
+class SeedWriter {
+ public:
+  // Pointers in the seed are offsets; kMapPointers makes them addresses.
+  static constexpr std::uint64_t kKey = 0x1000, kIv = 0x2000, kAad = 0x3000, kSrc = 0x10000,
+                                 kDst = 0x20000, kOut = 0x28000, kMac = 0x30000;
+
+  // An ioctl step: the struct at memory offset `where` * 4.
+  template <class Op>
+  void ioctl(std::uint8_t what, std::uint8_t flags, const Op& op, std::uint16_t where,
+             int known = -1) {
+    bytes_.push_back(what);
+    bytes_.push_back(
+        static_cast<std::uint8_t>(flags | kMapPointers | (known >= 0 ? kKnownSession : 0)));
+    push(&where, sizeof where);
+    push(&op, sizeof op);
+    if (known >= 0) bytes_.push_back(static_cast<std::uint8_t>(known));
+    if (flags & kChangeStruct) bytes_.push_back(8);  // CryptOp::len: 32 becomes 33
+  }
+  void reopen(bool on_b) {
+    bytes_.push_back(6);
+    bytes_.push_back(on_b ? kOnB : 0);
+    bytes_.push_back(0x10);
+    bytes_.push_back(0x27);
+  }
+  const std::vector<std::uint8_t>& bytes() const { return bytes_; }
+
+ private:
+  void push(const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    bytes_.insert(bytes_.end(), b, b + n);
+  }
+  std::vector<std::uint8_t> bytes_;
+};
+
+inline std::vector<std::uint8_t> devcrypto_seed() {
+  using namespace cryptodev;
+  using W = SeedWriter;
+  W w;
+  // Known ids, in the order the server gives them: 0 CBC, 1 SHA-256, 2 HMAC, 3 GCM.
+  w.ioctl(0, 0, SessionOp{.cipher = kAesCbc, .keylen = 16, .key = W::kKey}, 0x40);
+  w.ioctl(1, 0,
+          CryptOp{.op = kEncrypt,
+                  .flags = kFlagWriteIv,
+                  .len = 64,
+                  .src = W::kSrc,
+                  .dst = W::kDst,
+                  .iv = W::kIv},
+          0x50, 0);
+  w.ioctl(1, 0, CryptOp{.op = kDecrypt, .len = 64, .src = W::kDst, .dst = W::kOut}, 0x50, 0);
+  w.ioctl(4, 0, SessionInfoOp{}, 0x60, 0);
+  w.ioctl(0, 0, SessionOp{.mac = kSha256}, 0x40);
+  w.ioctl(1, 0, CryptOp{.op = kEncrypt, .flags = kFlagUpdate, .len = 100, .src = W::kSrc}, 0x50, 1);
+  w.ioctl(1, 0, CryptOp{.op = kEncrypt, .flags = kFlagFinal, .mac = W::kMac}, 0x50, 1);
+  w.ioctl(0, 0, SessionOp{.mac = kSha256Hmac, .mackeylen = 32, .mackey = W::kKey}, 0x40);
+  w.ioctl(1, 0, CryptOp{.op = kEncrypt, .len = 200, .src = W::kSrc, .mac = W::kMac}, 0x50, 2);
+  w.ioctl(0, kOnB, SessionOp{.cipher = kAesGcm, .keylen = 16, .key = W::kKey}, 0x40);
+  w.ioctl(2, kOnB,
+          CryptAuthOp{.op = kEncrypt,
+                      .len = 64,
+                      .auth_len = 16,
+                      .auth_src = W::kAad,
+                      .src = W::kSrc,
+                      .dst = W::kDst,
+                      .tag_len = 16,
+                      .iv = W::kIv,
+                      .iv_len = 12},
+          0x70, 3);
+  w.ioctl(2, kOnB,
+          CryptAuthOp{.op = kDecrypt,
+                      .len = 80,
+                      .auth_len = 16,
+                      .auth_src = W::kAad,
+                      .src = W::kDst,
+                      .dst = W::kOut,
+                      .iv = W::kIv,
+                      .iv_len = 12},
+          0x70, 3);
+  // A struct changed between the rounds of a request: EINVAL.
+  w.ioctl(1, kChangeStruct,
+          CryptOp{.op = kEncrypt, .len = 32, .src = W::kSrc, .dst = W::kDst, .iv = W::kIv}, 0x50,
+          0);
+  // A frees its CBC session (twice: ENOENT); B fills its bound of 4 (ENOSPC),
+  // which fills the quota of 6, so that A is refused with ENOMEM.
+  w.ioctl(3, 0, std::uint32_t{0}, 0x80, 0);
+  w.ioctl(3, 0, std::uint32_t{0}, 0x80, 0);
+  for (int i = 0; i < 5; ++i)
+    w.ioctl(0, kOnB, SessionOp{.cipher = kAesCtr, .keylen = 32, .key = W::kKey}, 0x40);
+  w.ioctl(0, 0, SessionOp{.cipher = kAesXts, .keylen = 32, .key = W::kKey}, 0x40);
+  w.reopen(true);
+  w.ioctl(0, 0, SessionOp{.cipher = kAesEcb, .keylen = 24, .key = W::kKey}, 0x40);
+  w.ioctl(0, kOnB, SessionOp{.cipher = k3desCbc, .keylen = 24, .key = W::kKey}, 0x40);
+  return w.bytes();
+}
+
+}  // namespace cryptoaccel::fuzz

@@ -1,0 +1,96 @@
+// The /dev/crypto decoder fuzzer's check (tests/fuzz/devcrypto_check.hpp)
+// on a fixed stream of mutated request sequences: the deterministic part of
+// the decoder fuzzing that `make test` runs, under ASan+UBSan in the
+// sanitizer build. libFuzzer (devcrypto_fuzzer, docs/testing.md) explores
+// further.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "../fuzz/devcrypto_check.hpp"
+#include "../fuzz/devcrypto_seed.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// Byte-level mutations, as libFuzzer's are: flips, interesting values,
+// inserted, deleted and duplicated ranges (a step said twice), a cut.
+Bytes mutate(Bytes in, std::mt19937_64& rng) {
+  const auto pick = [&](std::size_t n) { return n == 0 ? 0 : std::size_t(rng() % n); };
+  static const std::uint8_t kValues[] = {0,    1,    2,    4,    7,    8,    12,  16,
+                                         0x10, 0x20, 0x40, 0x7f, 0x80, 0xfe, 0xff};
+  const int rounds = 1 + int(rng() % 4);
+  for (int r = 0; r < rounds; ++r) {
+    const std::size_t at = pick(in.size() + 1);
+    switch (rng() % 7) {
+      case 0:
+        if (!in.empty()) in[pick(in.size())] ^= std::uint8_t(1 << (rng() % 8));
+        break;
+      case 1:
+      case 2:
+        if (!in.empty()) in[pick(in.size())] = kValues[pick(std::size(kValues))];
+        break;
+      case 3:
+        for (std::size_t n = 1 + pick(8); n > 0; --n)
+          in.insert(in.begin() + std::ptrdiff_t(at), std::uint8_t(rng()));
+        break;
+      case 4:
+        in.erase(in.begin() + std::ptrdiff_t(at),
+                 in.begin() + std::ptrdiff_t(std::min(in.size(), at + pick(16))));
+        break;
+      case 5: {
+        const std::size_t from = pick(in.size() + 1);
+        const Bytes piece(in.begin() + std::ptrdiff_t(from),
+                          in.begin() + std::ptrdiff_t(std::min(in.size(), from + pick(128))));
+        in.insert(in.begin() + std::ptrdiff_t(at), piece.begin(), piece.end());
+        break;
+      }
+      default:
+        if (rng() % 4 == 0) in.resize(at);
+        break;
+    }
+  }
+  return in;
+}
+
+TEST(DevcryptoFuzz, TheSeedCreatesUsesAndFreesSessions) {
+  const Bytes seed = fuzz::devcrypto_seed();
+  const fuzz::DevcryptoTally t = fuzz::check_devcrypto_input(seed.data(), seed.size());
+  // CBC, SHA-256, HMAC, GCM, 3 CTR on B (then ENOSPC twice), ECB-192 on A
+  // after XTS was refused (ENOMEM), and 3DES once B reopened.
+  EXPECT_EQ(t.sessions, 9u);
+  EXPECT_EQ(t.done, 18u);
+  EXPECT_EQ(t.errors, 5u) << "the changed struct, ENOENT, ENOSPC twice, ENOMEM";
+  EXPECT_EQ(t.faults, 0u);
+}
+
+TEST(DevcryptoFuzz, MutatedRequestSequencesKeepTheProtocol) {
+  const Bytes seed = fuzz::devcrypto_seed();
+  std::mt19937_64 rng(15);
+  fuzz::DevcryptoTally total;
+  constexpr int kInputs = 20000;
+  for (int i = 0; i < kInputs; ++i) {
+    // Mostly the seed mutated; sometimes a mutant mutated again.
+    const Bytes input = mutate(i % 3 == 0 ? mutate(seed, rng) : seed, rng);
+    const fuzz::DevcryptoTally t = fuzz::check_devcrypto_input(input.data(), input.size());
+    total.done += t.done;
+    total.errors += t.errors;
+    total.faults += t.faults;
+    total.sessions += t.sessions;
+  }
+  // Every outcome occurs: work done, requests refused, copies that fault.
+  EXPECT_GT(total.done, std::size_t(kInputs) * 5);
+  EXPECT_GT(total.errors, std::size_t(kInputs));
+  EXPECT_GT(total.faults, 20u);
+  EXPECT_GT(total.sessions, std::size_t(kInputs) * 3);
+  RecordProperty("done", int(total.done));
+  RecordProperty("errors", int(total.errors));
+  RecordProperty("faults", int(total.faults));
+}
+
+}  // namespace
+}  // namespace cryptoaccel
