@@ -28,12 +28,16 @@ constexpr std::size_t kChunk = 16;
 // touch the caller's memory (timeout, verification).
 struct Bounce {
   ByteVector iv, aad, in, out, tag;
+  std::size_t out_size = 0;  // the output the request asks for
   Request request;
-  void take(const Request& r) {
+  // `with_output` false: the inputs only (out stays empty), for a job's
+  // copy, whose attempts each write an output of their own.
+  void take(const Request& r, bool with_output = true) {
     iv.assign(r.iv.begin(), r.iv.end());
     aad.assign(r.aad.begin(), r.aad.end());
     in.assign(r.in.begin(), r.in.end());
-    out.assign(r.op == Operation::digest ? r.out.size() : r.in.size(), 0);
+    out_size = r.op == Operation::digest ? r.out.size() : r.in.size();
+    out.assign(with_output ? out_size : 0, 0);
     tag.assign(r.tag.begin(), r.tag.end());
     request = r;
     request.iv = iv;
@@ -80,8 +84,10 @@ struct Worker {
 struct Attempt {
   ByteVector out, tag;
   Request request;
-  explicit Attempt(const Request& inputs)
-      : out(inputs.out.size(), 0), tag(inputs.tag.begin(), inputs.tag.end()), request(inputs) {
+  explicit Attempt(const Bounce& inputs)
+      : out(inputs.out_size, 0),
+        tag(inputs.request.tag.begin(), inputs.request.tag.end()),
+        request(inputs.request) {
     request.out = out;
     request.tag = tag;
   }
@@ -140,7 +146,7 @@ struct AsyncSession::Impl {
       submitted.fetch_add(1, std::memory_order_relaxed);
       outstanding.fetch_add(1, std::memory_order_relaxed);
       r.continues = false;
-      if (bounce) job->inputs.take(r);
+      if (bounce) job->inputs.take(r, false);
       if (const ErrorCode status = detail::check_request(algorithm, r); status != ErrorCode::ok) {
         Request copy = r;
         copy.status = status;
@@ -201,7 +207,7 @@ struct AsyncSession::Impl {
     std::vector<detail::RegisteredDriver*> served(jobs.size(), nullptr);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       if (bounce) {
-        work[k] = attempts.emplace_back(jobs[k]->inputs.request).request;
+        work[k] = attempts.emplace_back(jobs[k]->inputs).request;
       } else {
         // No timeout: this is the job's only attempt, so it owns the
         // caller's request until it delivers.
