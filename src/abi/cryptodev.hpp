@@ -111,6 +111,25 @@ inline constexpr unsigned long kCiocFSession = _IOW('c', 103, std::uint32_t);
 inline constexpr unsigned long kCiocCrypt = _IOWR('c', 104, CryptOp);
 inline constexpr unsigned long kCiocGSessInfo = _IOWR('c', 107, SessionInfoOp);
 inline constexpr unsigned long kCiocAuthCrypt = _IOWR('c', 109, CryptAuthOp);
+// Clones the descriptor (OpenBSD's CRIOGET; cryptodev-linux answers a dup).
+inline constexpr unsigned long kCrioGet = _IOWR('c', 101, std::uint32_t);
+// The asymmetric operations offered (a bit mask; cryptodev-linux has none).
+inline constexpr unsigned long kCiocAsymFeat = _IOR('c', 106, std::uint32_t);
+// The asynchronous interface: queue a CIOCCRYPT request, fetch the oldest
+// completed one (EBUSY when none is).
+inline constexpr unsigned long kCiocAsyncCrypt = _IOW('c', 110, CryptOp);
+inline constexpr unsigned long kCiocAsyncFetch = _IOR('c', 111, CryptOp);
+// Copies the running hash of one session into another.
+struct CopyHashOp {
+  std::uint32_t dst_ses;
+  std::uint32_t src_ses;
+};
+inline constexpr unsigned long kCiocCopyHash = _IOW('c', 112, CopyHashOp);
+// The most asynchronous requests one open file may have queued
+// (cryptodev-linux's MAX_COP_RINGSIZE); then EBUSY.
+inline constexpr std::size_t kMaxAsyncRequests = 64;
+// SRTP mode: src lies at most this far into auth_src (MAX_SRTP_AUTH_DATA_DIFF).
+inline constexpr std::size_t kMaxSrtpOffset = 256;
 
 // The documented layout; a compiler or header change that moves a field
 // breaks the build, not a client.
@@ -130,6 +149,9 @@ static_assert(sizeof(SessionInfoOp) == 268 && offsetof(SessionInfoOp, alignmask)
 static_assert(kCiocGSession == 0xc0306366 && kCiocFSession == 0x40046367 &&
               kCiocCrypt == 0xc0306368 && kCiocGSessInfo == 0xc10c636b &&
               kCiocAuthCrypt == 0xc048636d);
+static_assert(kCrioGet == 0xc0046365 && kCiocAsymFeat == 0x8004636a &&
+              kCiocAsyncCrypt == 0x4030636e && kCiocAsyncFetch == 0x8030636f &&
+              kCiocCopyHash == 0x40086370);
 
 // The cryptodev ids of one of our algorithms: {cipher, mac}, one of them 0.
 struct AbiIds {

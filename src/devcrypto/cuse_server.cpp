@@ -4,6 +4,7 @@
 #include <cuse_lowlevel.h>
 #include <fmt/core.h>
 #include <malloc.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,8 @@ struct Server {
   ServerQuota quota;  // before the clients: they return their sessions to it
   std::mutex mutex;
   std::map<std::uint64_t, std::unique_ptr<Client>> clients;  // by fuse_file_info::fh
+  // The kernel's handle for waking a poll() of each open file, when it asked.
+  std::map<std::uint64_t, fuse_pollhandle*> poll_handles;
   std::uint64_t next_handle = 0;
   std::mt19937 ids{std::random_device{}()};
 };
@@ -80,6 +83,22 @@ void on_open(fuse_req_t req, fuse_file_info* fi) {
   fuse_reply_open(req, fi);
 }
 
+void forget_poll_handle(Server& server, std::uint64_t fh) {
+  std::lock_guard lock(server.mutex);
+  const auto it = server.poll_handles.find(fh);
+  if (it == server.poll_handles.end()) return;
+  fuse_pollhandle_destroy(it->second);
+  server.poll_handles.erase(it);
+}
+
+// An asynchronous request was queued or fetched: a poll() waiting on the
+// file looks again.
+void wake_poll(Server& server, std::uint64_t fh) {
+  std::lock_guard lock(server.mutex);
+  const auto it = server.poll_handles.find(fh);
+  if (it != server.poll_handles.end()) fuse_lowlevel_notify_poll(it->second);
+}
+
 void on_release(fuse_req_t req, fuse_file_info* fi) {
   // Also reached when a client dies: the kernel closes its files.
   Server& server = server_of(req);
@@ -96,7 +115,25 @@ void on_release(fuse_req_t req, fuse_file_info* fi) {
     gone.reset();
     server.quota.return_file();
   }
+  forget_poll_handle(server, fi->fh);
   fuse_reply_err(req, 0);
+}
+
+void on_poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
+  Server& server = server_of(req);
+  Client* client = client_of(server, fi);
+  if (ph != nullptr) {
+    std::lock_guard lock(server.mutex);
+    fuse_pollhandle*& kept = server.poll_handles[fi->fh];
+    if (kept != nullptr) fuse_pollhandle_destroy(kept);
+    kept = ph;
+  }
+  unsigned revents = 0;
+  // cryptodev-linux's poll: a done asynchronous request to fetch (POLLIN),
+  // room to queue another (POLLOUT).
+  if (client != nullptr && client->has_results()) revents |= POLLIN | POLLRDNORM;
+  if (client != nullptr && client->has_room()) revents |= POLLOUT | POLLWRNORM;
+  fuse_reply_poll(req, revents);
 }
 
 void reply(fuse_req_t req, const IoctlReply& r) {
@@ -137,7 +174,8 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
   const IoctlCall call{.cmd = static_cast<unsigned>(cmd),
                        .arg = reinterpret_cast<std::uintptr_t>(arg),
                        .in = {static_cast<const std::uint8_t*>(in_buf), in_bufsz},
-                       .out_size = out_bufsz};
+                       .out_size = out_bufsz,
+                       .caller = static_cast<std::uint32_t>(fuse_req_ctx(req)->pid)};
   IoctlReply r;
   try {
     r = handle_ioctl(*server.service, *client, call);
@@ -147,7 +185,10 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
   // Keys pass through libfuse's receive buffer: leave none behind.
   if (call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp))
     secure_wipe(const_cast<void*>(in_buf), in_bufsz);
+  const bool async = call.cmd == cryptodev::kCiocAsyncCrypt || call.cmd == cryptodev::kCiocAsyncFetch;
+  const bool changed = async && r.kind != IoctlReply::Kind::retry;
   reply(req, r);
+  if (changed) wake_poll(server, fi->fh);
 }
 
 bool stopped_by_signal(int status) {
@@ -186,6 +227,7 @@ int run_server(const ServerOptions& options,
   ops.open = on_open;
   ops.release = on_release;
   ops.ioctl = on_ioctl;
+  ops.poll = on_poll;
 
   std::vector<std::string> words{"cryptoaccel-devcrypto"};
   if (options.foreground) words.push_back("-f");
@@ -227,6 +269,8 @@ int run_server(const ServerOptions& options,
   {
     std::lock_guard lock(server.mutex);
     server.clients.clear();  // every session still open ends here; keys are wiped
+    for (auto& [fh, ph] : server.poll_handles) fuse_pollhandle_destroy(ph);
+    server.poll_handles.clear();
   }
   return status;
 }

@@ -30,17 +30,12 @@
 
 namespace cryptoaccel::devcrypto {
 
-// A piece of client memory: an address in the client's process.
-struct ClientIov {
-  std::uint64_t base = 0;
-  std::size_t len = 0;
-};
-
 struct IoctlCall {
   unsigned int cmd = 0;
   std::uint64_t arg = 0;             // the client's argument (a pointer)
   std::span<const std::uint8_t> in;  // the bytes of the in_iov asked for, concatenated
   std::size_t out_size = 0;          // the bytes the out_iov asked for
+  std::uint32_t caller = 0;          // the client's thread (its tid), which all rounds share
 };
 
 struct IoctlReply {

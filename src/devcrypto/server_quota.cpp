@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+
 namespace cryptoaccel::devcrypto {
 
 bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit) noexcept {
@@ -9,6 +11,14 @@ bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit) noexc
   do {
     if (now >= limit) return false;
   } while (!count.compare_exchange_weak(now, now + 1));
+  return true;
+}
+
+bool ServerQuota::take_async_bytes(std::size_t n) noexcept {
+  std::size_t now = async_bytes_.load();
+  do {
+    if (n > limits_.async_bytes - std::min(now, limits_.async_bytes)) return false;
+  } while (!async_bytes_.compare_exchange_weak(now, now + n));
   return true;
 }
 

@@ -12,6 +12,9 @@ namespace cryptoaccel::devcrypto {
 struct QuotaLimits {
   std::size_t open_files = 4096;  // open files of the device
   std::size_t sessions = 4096;    // sessions over every open file
+  // Output of asynchronous requests done and not fetched yet, over every
+  // open file (each file also holds at most 64 such requests).
+  std::size_t async_bytes = 64u << 20;
 };
 
 class ServerQuota {
@@ -28,6 +31,8 @@ class ServerQuota {
   // left, hands the free heap back to the system, which malloc keeps
   // otherwise (the RSS stayed at 21 MB after every file was closed).
   void return_sessions(std::size_t n) noexcept;
+  bool take_async_bytes(std::size_t n) noexcept;
+  void return_async_bytes(std::size_t n) noexcept { async_bytes_.fetch_sub(n); }
 
   std::size_t files() const noexcept { return files_.load(); }
   std::size_t sessions() const noexcept { return sessions_.load(); }
@@ -43,6 +48,7 @@ class ServerQuota {
   std::atomic<std::size_t> files_{0};
   std::atomic<std::size_t> sessions_{0};
   std::atomic<std::size_t> ended_since_trim_{0};
+  std::atomic<std::size_t> async_bytes_{0};
 };
 
 }  // namespace cryptoaccel::devcrypto

@@ -20,24 +20,22 @@ int errno_of(ErrorCode code) noexcept {
   }
 }
 
-ServerSession::ServerSession(const Service& service, AlgorithmId id,
-                             std::span<const std::uint8_t> key)
-    : algorithm_(&cryptoaccel::algorithm(id)) {
+ServerSession::ServerSession(const Service& service, const SessionParts& parts)
+    : null_cipher_(parts.null_cipher) {
   const SessionOptions options = service.session_options();
-  const std::string_view name = algorithm_->name;
-  switch (algorithm_->kind) {
-    case AlgorithmKind::cipher:
-      cipher_ = std::make_unique<CipherSession>(name, key, options);
-      break;
-    case AlgorithmKind::aead:
-      aead_ = std::make_unique<AeadSession>(name, key, options);
-      break;
-    case AlgorithmKind::digest:
-      digest_ = std::make_unique<DigestSession>(name, options);
-      break;
-    case AlgorithmKind::mac:
-      digest_ = std::make_unique<MacSession>(name, key, options);
-      break;
+  if (parts.cipher) {
+    cipher_algorithm_ = &cryptoaccel::algorithm(*parts.cipher);
+    if (cipher_algorithm_->kind == AlgorithmKind::aead)
+      aead_ = std::make_unique<AeadSession>(cipher_algorithm_->name, parts.cipher_key, options);
+    else
+      cipher_ = std::make_unique<CipherSession>(cipher_algorithm_->name, parts.cipher_key, options);
+  }
+  if (parts.hash) {
+    hash_algorithm_ = &cryptoaccel::algorithm(*parts.hash);
+    if (hash_algorithm_->kind == AlgorithmKind::mac)
+      digest_ = std::make_unique<MacSession>(hash_algorithm_->name, parts.mac_key, options);
+    else
+      digest_ = std::make_unique<DigestSession>(hash_algorithm_->name, options);
   }
 }
 
@@ -45,10 +43,44 @@ ServerSession::~ServerSession() {
   secure_wipe(iv_.data(), iv_.size());
 }
 
+bool ServerSession::stream_cipher() const noexcept {
+  if (null_cipher_) return true;
+  if (cipher_algorithm_ == nullptr) return false;
+  return cipher_algorithm_->mode == CipherMode::ctr || cipher_algorithm_->mode == CipherMode::gcm;
+}
+
+std::size_t ServerSession::block_size() const noexcept {
+  if (cipher_algorithm_ == nullptr || cipher_algorithm_->mode == CipherMode::ctr) return 1;
+  return cipher_algorithm_->block_size;
+}
+
+std::size_t ServerSession::iv_size() const noexcept {
+  return cipher_algorithm_ != nullptr ? cipher_algorithm_->iv_size : 0;
+}
+
+std::size_t ServerSession::digest_size() const noexcept {
+  return digest_ != nullptr ? digest_->size() : 0;
+}
+
+bool ServerSession::cipher_takes(std::size_t len) const noexcept {
+  if (null_cipher_) return true;
+  const Algorithm& a = *cipher_algorithm_;
+  return len % a.input_multiple == 0 && (len == 0 || len >= a.min_input);
+}
+
+const char* ServerSession::cipher_name() const noexcept {
+  if (null_cipher_) return "ecb(cipher_null)";
+  return cipher_algorithm_ != nullptr ? cryptodev::generic_name(cipher_algorithm_->id) : "";
+}
+
+const char* ServerSession::hash_name() const noexcept {
+  return hash_algorithm_ != nullptr ? cryptodev::generic_name(hash_algorithm_->id) : "";
+}
+
 void ServerSession::advance_iv(bool encrypt, std::span<const std::uint8_t> in,
                                std::span<const std::uint8_t> out) noexcept {
-  const std::size_t iv_size = algorithm_->iv_size;
-  switch (algorithm_->mode) {
+  const std::size_t iv_size = this->iv_size();
+  switch (cipher_algorithm_->mode) {
     case CipherMode::cbc: {
       // The next IV is the last ciphertext block.
       const auto ciphertext = encrypt ? out : in;
@@ -73,8 +105,12 @@ void ServerSession::advance_iv(bool encrypt, std::span<const std::uint8_t> in,
 
 int ServerSession::cipher(bool encrypt, const std::uint8_t* iv, std::span<const std::uint8_t> in,
                           std::span<std::uint8_t> out, std::uint8_t* iv_out) noexcept {
+  if (null_cipher_) {
+    if (!in.empty() && in.data() != out.data()) std::memmove(out.data(), in.data(), in.size());
+    return 0;
+  }
   if (!cipher_) return EINVAL;
-  const std::size_t iv_size = algorithm_->iv_size;
+  const std::size_t iv_size = this->iv_size();
   if (iv != nullptr) std::memcpy(iv_.data(), iv, iv_size);
   try {
     const std::span<const std::uint8_t> use_iv(iv_.data(), iv_size);
@@ -99,33 +135,47 @@ bool ServerSession::finishes(std::uint16_t flags, std::size_t len) noexcept {
   return (flags & cryptodev::kFlagFinal) != 0 || (flags & cryptodev::kFlagUpdate) == 0 || len == 0;
 }
 
-int ServerSession::hash(std::uint16_t flags, std::span<const std::uint8_t> in, std::uint8_t* mac,
-                        bool& finished) noexcept {
-  finished = false;
+void ServerSession::hash_reset() noexcept {
+  if (digest_) digest_->reset();
+}
+
+int ServerSession::hash_update(std::span<const std::uint8_t> in) noexcept {
   if (!digest_) return EINVAL;
+  if (in.empty()) return 0;
   try {
-    // Flags 0 or RESET start a new hash: a running one is dropped.
-    if ((flags == 0 || (flags & cryptodev::kFlagReset) != 0) && hashing_) {
-      std::array<std::uint8_t, 64> scratch;
-      digest_->final({scratch.data(), digest_->size()});
-      secure_wipe(scratch.data(), scratch.size());
-      hashing_ = false;
-    }
-    if (!in.empty()) {
-      digest_->update(in);
-      hashing_ = true;
-    }
-    if (finishes(flags, in.size())) {
-      digest_->final({mac, digest_->size()});
-      hashing_ = false;
-      finished = true;
-    }
+    digest_->update(in);
   } catch (const Error& e) {
-    hashing_ = false;
+    digest_->reset();
     return errno_of(e.code());
   } catch (...) {
-    hashing_ = false;
+    digest_->reset();
     return EIO;
+  }
+  return 0;
+}
+
+int ServerSession::hash_final(std::uint8_t* out) noexcept {
+  if (!digest_) return EINVAL;
+  try {
+    digest_->final({out, digest_->size()});
+  } catch (const Error& e) {
+    digest_->reset();
+    return errno_of(e.code());
+  } catch (...) {
+    digest_->reset();
+    return EIO;
+  }
+  return 0;
+}
+
+int ServerSession::copy_hash_from(const ServerSession& from) noexcept {
+  if (!digest_ || !from.digest_ || hash_algorithm_ != from.hash_algorithm_) return EINVAL;
+  try {
+    digest_ = std::make_unique<DigestSession>(from.digest_->clone());
+  } catch (const Error& e) {
+    return errno_of(e.code());
+  } catch (...) {
+    return ENOMEM;
   }
   return 0;
 }

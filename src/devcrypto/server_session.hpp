@@ -1,14 +1,19 @@
-// One cryptodev session of one client: an algorithm and a key on the
-// framework, through the public API. Its state follows cryptodev-linux: the
-// IV after a cipher request is kept for a request that brings none, and a
-// digest runs on across COP_FLAG_UPDATE requests. Calls return 0 or a
-// positive errno, as the server replies; nothing throws after create().
+// One cryptodev session of one client, on the framework through the public
+// API. As in cryptodev-linux, a session holds a cipher, a hash or HMAC, or
+// both (what CIOCAUTHCRYPT's TLS and SRTP modes combine, and CIOCCRYPT
+// chains: hash then encrypt, decrypt then hash). Its state follows the
+// module: the IV after a cipher request is kept for a request that brings
+// none, and a hash runs on across COP_FLAG_UPDATE requests. The NULL cipher
+// (CRYPTO_NULL, the kernel's ecb(cipher_null)) copies its input. Calls return
+// 0 or a positive errno, as the server replies; nothing throws after the
+// constructor.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include "cryptoaccel/session.hpp"
@@ -16,25 +21,52 @@
 
 namespace cryptoaccel::devcrypto {
 
+struct SessionParts {
+  std::optional<AlgorithmId> cipher;  // a cipher or AEAD of the framework
+  bool null_cipher = false;           // CRYPTO_NULL instead
+  std::span<const std::uint8_t> cipher_key;
+  std::optional<AlgorithmId> hash;  // a digest or HMAC
+  std::span<const std::uint8_t> mac_key;
+};
+
 class ServerSession {
  public:
-  // Throws cryptoaccel::Error when the framework refuses the key or the
+  // Throws cryptoaccel::Error when the framework refuses a key or an
   // algorithm (the caller answers EINVAL, as cryptodev-linux does).
-  ServerSession(const Service& service, AlgorithmId id, std::span<const std::uint8_t> key);
+  ServerSession(const Service& service, const SessionParts& parts);
   ~ServerSession();
 
-  const Algorithm& algorithm() const noexcept { return *algorithm_; }
   // One client's threads may share a session; its requests take turns.
   std::mutex& mutex() noexcept { return mutex_; }
+
+  bool has_cipher() const noexcept { return cipher_algorithm_ != nullptr || null_cipher_; }
+  bool has_hash() const noexcept { return digest_ != nullptr; }
+  bool aead() const noexcept { return aead_ != nullptr; }
+  // Null for no cipher and for the NULL cipher.
+  const Algorithm* cipher_algorithm() const noexcept { return cipher_algorithm_; }
+  const Algorithm* hash_algorithm() const noexcept { return hash_algorithm_; }
+  // cryptodev-linux's "stream" ciphers: CTR, GCM and NULL (SRTP takes only those).
+  bool stream_cipher() const noexcept;
+  // The kernel's block size of the cipher: what TLS pads to (CTR and NULL: 1).
+  std::size_t block_size() const noexcept;
+  std::size_t iv_size() const noexcept;
+  std::size_t digest_size() const noexcept;
+  // May a CIOCCRYPT request of `len` bytes go to the cipher?
+  bool cipher_takes(std::size_t len) const noexcept;
+  // The kernel's generic names that CIOCGSESSINFO reports ("" for none).
+  const char* cipher_name() const noexcept;
+  const char* hash_name() const noexcept;
 
   // Cipher: `iv` null continues from the IV the last request left; `iv_out`
   // (null or iv_size bytes) receives the IV after this one.
   int cipher(bool encrypt, const std::uint8_t* iv, std::span<const std::uint8_t> in,
              std::span<std::uint8_t> out, std::uint8_t* iv_out) noexcept;
-  // Digest/HMAC with cryptodev's flags; writes the digest into `mac` (output
-  // size bytes) when the request finishes the hash, and says so.
-  int hash(std::uint16_t flags, std::span<const std::uint8_t> in, std::uint8_t* mac,
-           bool& finished) noexcept;
+  // The hash: a new one, more data, the end (digest_size bytes to `out`).
+  void hash_reset() noexcept;
+  int hash_update(std::span<const std::uint8_t> in) noexcept;
+  int hash_final(std::uint8_t* out) noexcept;
+  // Makes this session's hash continue from `from`'s (CIOCCPHASH).
+  int copy_hash_from(const ServerSession& from) noexcept;
   // Will a hash request with these flags and length finish the hash?
   static bool finishes(std::uint16_t flags, std::size_t len) noexcept;
   // AEAD seal (out = ciphertext || tag) or open (in = ciphertext || tag).
@@ -46,12 +78,13 @@ class ServerSession {
   void advance_iv(bool encrypt, std::span<const std::uint8_t> in,
                   std::span<const std::uint8_t> out) noexcept;
 
-  const Algorithm* algorithm_;
+  const Algorithm* cipher_algorithm_ = nullptr;
+  const Algorithm* hash_algorithm_ = nullptr;
+  bool null_cipher_ = false;
   std::mutex mutex_;
   std::unique_ptr<CipherSession> cipher_;
   std::unique_ptr<AeadSession> aead_;
   std::unique_ptr<DigestSession> digest_;
-  bool hashing_ = false;  // updates since the last final
   std::array<std::uint8_t, 16> iv_{};
 };
 

@@ -116,7 +116,7 @@ class DevcryptoRun {
 
   void step() {
     ++tally_.steps;
-    const std::uint8_t what = byte() % 8;
+    const std::uint8_t what = byte() % 10;
     const std::uint8_t flags = byte();
     devcrypto::Client& client = *clients_[(flags & kOnB) ? 1 : 0];
     if (what == 6) {
@@ -148,6 +148,12 @@ class DevcryptoRun {
       case 4:
         cmd = cryptodev::kCiocGSessInfo, struct_size = sizeof(cryptodev::SessionInfoOp);
         break;
+      case 8:
+        cmd = cryptodev::kCiocAsyncCrypt, struct_size = sizeof(cryptodev::CryptOp);
+        break;
+      case 9:
+        cmd = cryptodev::kCiocAsyncFetch, struct_size = sizeof(cryptodev::CryptOp);
+        break;
       default:
         take(&cmd, sizeof cmd), struct_size = 16;
         break;
@@ -171,7 +177,7 @@ class DevcryptoRun {
     using namespace cryptodev;
     std::vector<std::size_t> fields;
     if (what == 0) fields = {offsetof(SessionOp, key), offsetof(SessionOp, mackey)};
-    if (what == 1)
+    if (what == 1 || what == 8)
       fields = {offsetof(CryptOp, src), offsetof(CryptOp, dst), offsetof(CryptOp, mac),
                 offsetof(CryptOp, iv)};
     if (what == 2)
@@ -193,7 +199,8 @@ class DevcryptoRun {
     std::vector<devcrypto::ClientIov> out_iov;
     std::size_t out_size = 0;
     for (int round = 1;; ++round) {
-      const devcrypto::IoctlCall call{.cmd = cmd, .arg = arg, .in = in, .out_size = out_size};
+      const devcrypto::IoctlCall call{
+          .cmd = cmd, .arg = arg, .in = in, .out_size = out_size, .caller = caller_};
       const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
       check_counts();
       switch (r.kind) {
@@ -225,7 +232,7 @@ class DevcryptoRun {
         }
         case devcrypto::IoctlReply::Kind::retry:
           if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
-          check_retry(r, arg, what < 5 ? struct_size : 0);
+          check_retry(r, arg, what < 5 || what == 8 ? struct_size : 0);
           // The client changes its struct between the copies of round 2 and 3.
           if (round == 2 && change) at(arg)[change_at % struct_size] ^= 1 + (change_at >> 4);
           if (!fetch(r.in_iov, in)) {
@@ -266,7 +273,8 @@ class DevcryptoRun {
   }
 
   static void check_errno(int error) {
-    for (int e : {EINVAL, EFAULT, ENOENT, EOPNOTSUPP, EMSGSIZE, ENOSPC, ENOMEM, EBADMSG, EIO})
+    for (int e :
+         {EINVAL, EFAULT, ENOENT, EOPNOTSUPP, EMSGSIZE, ENOSPC, ENOMEM, EBADMSG, EIO, EBUSY})
       if (error == e) return;
     devcrypto_check_failed("an errno docs/devcrypto.md does not list", std::to_string(error));
   }
@@ -292,14 +300,16 @@ class DevcryptoRun {
 
   // Bytes no retry asked for: the decoder must still answer sanely.
   void raw_call(devcrypto::Client& client, std::uint8_t flags) {
-    static const unsigned kCommands[] = {cryptodev::kCiocGSession, cryptodev::kCiocCrypt,
-                                         cryptodev::kCiocAuthCrypt, cryptodev::kCiocFSession,
-                                         cryptodev::kCiocGSessInfo};
-    const unsigned cmd = kCommands[(flags >> 5) % 5];
+    static const unsigned kCommands[] = {
+        cryptodev::kCiocGSession,   cryptodev::kCiocCrypt,      cryptodev::kCiocAuthCrypt,
+        cryptodev::kCiocFSession,   cryptodev::kCiocGSessInfo,  cryptodev::kCiocAsyncCrypt,
+        cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash};
+    const unsigned cmd = kCommands[(flags >> 5) % 8];
     std::vector<std::uint8_t> in(byte());
     take(in.data(), in.size());
     const std::size_t out_size = u16();
-    const devcrypto::IoctlCall call{.cmd = cmd, .arg = kClientBase, .in = in, .out_size = out_size};
+    const devcrypto::IoctlCall call{
+        .cmd = cmd, .arg = kClientBase, .in = in, .out_size = out_size, .caller = caller_};
     const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
     check_counts();
     if (r.kind == devcrypto::IoctlReply::Kind::error) check_errno(r.error);
@@ -314,6 +324,7 @@ class DevcryptoRun {
   devcrypto::ServerQuota quota_{kQuota};
   std::unique_ptr<devcrypto::Client> clients_[2];
   std::vector<std::uint32_t> known_;
+  std::uint32_t caller_ = 1;  // the client's thread: async fetches claim results by it
   DevcryptoTally tally_;
 };
 

@@ -34,7 +34,7 @@ inline bool copy_to_client(const devcrypto::ClientIov& v, const std::uint8_t* fr
 }
 
 inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypto::Client& client,
-                                     unsigned long cmd, void* arg) {
+                                     unsigned long cmd, void* arg, std::uint32_t caller = 1) {
   SimulatedIoctl run;
   std::vector<std::uint8_t> in;
   std::vector<devcrypto::ClientIov> out_iov;
@@ -43,7 +43,8 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
     const devcrypto::IoctlCall call{.cmd = static_cast<unsigned>(cmd),
                                     .arg = reinterpret_cast<std::uintptr_t>(arg),
                                     .in = in,
-                                    .out_size = out_size};
+                                    .out_size = out_size,
+                                    .caller = caller};
     const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
     switch (r.kind) {
       case devcrypto::IoctlReply::Kind::error:

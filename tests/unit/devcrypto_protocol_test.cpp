@@ -240,7 +240,7 @@ TEST_F(DevcryptoProtocol, BadRequestsGetCryptodevLinuxErrno) {
   bad_op.src = bad_op.dst = address(buffer.data());
   EXPECT_EQ(ioctl(kCiocCrypt, &bad_op), -EINVAL) << "neither encrypt nor decrypt";
   CryptOp null_src{.ses = ses, .op = kEncrypt, .len = 16};
-  EXPECT_EQ(ioctl(kCiocCrypt, &null_src), -EFAULT);
+  EXPECT_EQ(ioctl(kCiocCrypt, &null_src), -EINVAL) << "a null buffer with a length, as the module";
   CryptOp too_long{.ses = ses, .op = kEncrypt, .len = 1u << 20};
   too_long.src = too_long.dst = address(buffer.data());
   EXPECT_EQ(ioctl(kCiocCrypt, &too_long), -EMSGSIZE) << "above the server's 64 KiB";

@@ -1,0 +1,80 @@
+// cryptodev-linux's asynchronous interface: CIOCASYNCCRYPT queues a
+// CIOCCRYPT request and returns, CIOCASYNCFETCH returns the oldest done one
+// (its struct to the fetch's argument, its output, IV and digest to the
+// pointers it was submitted with) or EBUSY, and poll() says POLLIN when one
+// is done and POLLOUT while fewer than 64 are queued.
+//
+// The server does a request's work when it is submitted: the client's
+// input is read then, as the module pins it then, and a request is done as
+// soon as CIOCASYNCCRYPT returns. Its output waits in the server until it
+// is fetched, so a client sees it written only by the fetch, never while it
+// may still be using its buffers. Errors follow the module: an unknown
+// session, COP_FLAG_NO_ZC and a full queue fail the submission; anything
+// else the request does wrong is its result, returned by the fetch.
+#include "protocol_rounds.hpp"
+
+namespace cryptoaccel::devcrypto::rounds {
+namespace {
+
+using namespace cryptodev;
+
+// Queues the result of a submitted request and answers the submission.
+IoctlReply queued(Client& client, AsyncResult result) {
+  const int error = client.queue_result(std::move(result));
+  return error == 0 ? done() : fail(error);
+}
+
+AsyncResult result_of(const CryptOp& op, int error) {
+  AsyncResult r;
+  r.error = error;
+  r.out.resize(sizeof op);
+  std::memcpy(r.out.data(), &op, sizeof op);
+  return r;
+}
+
+}  // namespace
+
+IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
+  if (call.in.empty()) return retry({{call.arg, sizeof(CryptOp)}}, {});
+  if (call.in.size() < sizeof(CryptOp)) return fail(EINVAL);
+  const CryptOp op = read_struct<CryptOp>(call.in);
+  const std::shared_ptr<ServerSession> session = client.find(op.ses);
+  if (session == nullptr) return fail(EINVAL);                 // "invalid session ID"
+  if ((op.flags & kFlagNoZeroCopy) != 0) return fail(EINVAL);  // the module's rule
+  if (!client.has_room()) return fail(EBUSY);
+  const Plan plan = plan_crypt(call.arg, op, session.get(), false);
+  if (plan.error != 0) return queued(client, result_of(op, plan.error));
+  // Round 2 reads the inputs, unless the struct is all there is.
+  if (call.in.size() == sizeof op && plan.in_size() != sizeof op) return retry(plan.in, {});
+  if (call.in.size() != plan.in_size()) return fail(EINVAL);  // changed between rounds
+  std::vector<std::uint8_t> out;
+  const int error = run_crypt(*session, call.in, plan, false, out);
+  AsyncResult result = result_of(op, error);
+  if (error == 0) {
+    result.out_iov = plan.out;
+    result.out.insert(result.out.end(), out.begin(), out.end());
+  }
+  return queued(client, std::move(result));
+}
+
+IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
+  // The caller's thread claims the oldest result in round 1 and gets the
+  // same one in round 2, whatever its other threads fetch meanwhile.
+  const AsyncResult* result = client.claim_result(call.caller);
+  if (result == nullptr) return fail(EBUSY);  // nothing done yet
+  if (result->error != 0) {
+    const int error = result->error;
+    client.deliver_result(call.caller);
+    return fail(error);
+  }
+  std::vector<ClientIov> out{{call.arg, sizeof(CryptOp)}};
+  out.insert(out.end(), result->out_iov.begin(), result->out_iov.end());
+  std::size_t size = 0;
+  for (const ClientIov& v : out) size += v.len;
+  if (call.out_size != size) return retry({}, std::move(out));
+  std::vector<std::uint8_t> bytes = result->out;
+  client.deliver_result(call.caller);
+  return done(std::move(bytes));
+}
+
+}  // namespace cryptoaccel::devcrypto::rounds
