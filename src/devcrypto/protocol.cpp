@@ -104,7 +104,10 @@ Plan plan_session(const Service& service, std::uint64_t arg, const SessionOp& op
   if (op.mac != 0) {
     const auto id = algorithm_of(0, 0, op.mac);
     if (!id) return failed(EINVAL);
-    // cryptodev-linux gives an AEAD cipher no hash: the mac is checked, then ignored.
+    // cryptodev-linux gives an AEAD cipher no hash: the mac id is checked,
+    // then ignored; a mac key makes the module hand GCM a composite
+    // (authenc) key, which it refuses.
+    if (aead && op.mackeylen != 0) return failed(EINVAL);
     if (!aead) {
       if (op.mackeylen > kMaxHmacKey) return failed(EINVAL);  // even for a digest
       if (!service.serves(*id)) return failed(EINVAL);
@@ -178,7 +181,8 @@ IoctlReply copy_hash(Client& client, const IoctlCall& call) {
   if (call.in.size() != sizeof(CopyHashOp)) return fail(EINVAL);
   const auto op = read_struct<CopyHashOp>(call.in);
   const auto to = client.find(op.dst_ses), from = client.find(op.src_ses);
-  if (to == nullptr || from == nullptr) return fail(EINVAL);
+  // cryptodev-linux's crypto_get_sessions_by_sid answers ENOENT here.
+  if (to == nullptr || from == nullptr) return fail(ENOENT);
   if (to == from) return done();
   std::scoped_lock lock(to->mutex(), from->mutex());
   const int error = to->copy_hash_from(*from);

@@ -13,10 +13,11 @@
 // -> retry -> round 3 with the bytes fetched from the client's memory), or
 // a client closing its file. One step:
 //
-//   byte 0   what: 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
-//            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 an unknown command (4 bytes
-//            follow), 6 close and reopen the client, 7 one raw call (the
-//            decoder given bytes no retry asked for)
+//   byte 0   what (modulo 10): 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
+//            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 a command the input names
+//            (4 bytes follow), 6 close and reopen the client, 7 one raw call
+//            (the decoder given bytes no retry asked for), 8 CIOCASYNCCRYPT,
+//            9 CIOCASYNCFETCH
 //   byte 1   flags: kOnB the second client; kKnownSession the session id
 //            is one the server gave (index: the next byte); kMapPointers
 //            pointers become addresses in the client's memory (value modulo
