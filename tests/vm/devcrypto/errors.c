@@ -85,14 +85,14 @@ static int session_result(uint32_t cipher, uint32_t keylen, uint8_t *k, uint32_t
   return result;
 }
 
-static int crypt(uint32_t ses, uint16_t op, uint16_t flags, uint32_t len, uint8_t *src,
+static int run_crypt(uint32_t ses, uint16_t op, uint16_t flags, uint32_t len, uint8_t *src,
                  uint8_t *dst, uint8_t *mac, uint8_t *civ) {
   struct crypt_op c = {.ses = ses, .op = op, .flags = flags, .len = len, .src = src, .dst = dst,
                        .mac = mac, .iv = civ};
   return call(CIOCCRYPT, &c);
 }
 
-static int authcrypt(uint32_t ses, uint16_t op, uint16_t flags, uint32_t len, uint32_t auth_len,
+static int run_authcrypt(uint32_t ses, uint16_t op, uint16_t flags, uint32_t len, uint32_t auth_len,
                      uint8_t *auth_src, uint8_t *src, uint8_t *dst, uint8_t *t, uint32_t tag_len,
                      uint8_t *civ) {
   struct crypt_auth_op a = {.ses = ses, .op = op, .flags = flags, .len = len,
@@ -121,23 +121,23 @@ static void crypts(void) {
   const uint32_t cbc = session(CRYPTO_AES_CBC, 16, 0, 0);
   const uint32_t sha = session(0, 0, CRYPTO_SHA1, 0);
   const uint32_t xts = session(CRYPTO_AES_XTS, 32, 0, 0);
-  report("crypt.unknown-session", crypt(12345, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
-  report("crypt.bad-op", crypt(cbc, 7, 0, 16, buf, out, NULL, iv));
-  report("crypt.partial-block", crypt(cbc, COP_ENCRYPT, 0, 15, buf, out, NULL, iv));
+  report("crypt.unknown-session", run_crypt(12345, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
+  report("crypt.bad-op", run_crypt(cbc, 7, 0, 16, buf, out, NULL, iv));
+  report("crypt.partial-block", run_crypt(cbc, COP_ENCRYPT, 0, 15, buf, out, NULL, iv));
   /* On the module these hang the caller in the kernel (aes-generic), or
    * fail and hang the next request (virtio-crypto): asked for only with
    * DEVCRYPTO_ERRORS_KERNEL_HANGS=1 (docs/devcrypto.md). */
   if (getenv("DEVCRYPTO_ERRORS_KERNEL_HANGS")) {
-    report("crypt.null-src-with-length", crypt(cbc, COP_ENCRYPT, 0, 16, NULL, out, NULL, iv));
+    report("crypt.null-src-with-length", run_crypt(cbc, COP_ENCRYPT, 0, 16, NULL, out, NULL, iv));
     report("crypt.hash-null-src-with-length",
-           crypt(sha, COP_ENCRYPT, 0, 16, NULL, NULL, tag, NULL));
+           run_crypt(sha, COP_ENCRYPT, 0, 16, NULL, NULL, tag, NULL));
   }
-  report("crypt.cbc-no-iv", crypt(cbc, COP_ENCRYPT, 0, 16, buf, out, NULL, NULL));
-  report("crypt.empty", crypt(cbc, COP_ENCRYPT, 0, 0, NULL, NULL, NULL, iv));
-  report("crypt.hash-null-mac", crypt(sha, COP_ENCRYPT, 0, 16, buf, NULL, NULL, NULL));
-  report("crypt.hash-update-only", crypt(sha, COP_ENCRYPT, COP_FLAG_UPDATE, 16, buf, NULL, NULL, NULL));
-  report("crypt.xts-20-bytes", crypt(xts, COP_ENCRYPT, 0, 20, buf, out, NULL, iv));
-  report("crypt.xts-32-bytes", crypt(xts, COP_ENCRYPT, 0, 32, buf, out, NULL, iv));
+  report("crypt.cbc-no-iv", run_crypt(cbc, COP_ENCRYPT, 0, 16, buf, out, NULL, NULL));
+  report("crypt.empty", run_crypt(cbc, COP_ENCRYPT, 0, 0, NULL, NULL, NULL, iv));
+  report("crypt.hash-null-mac", run_crypt(sha, COP_ENCRYPT, 0, 16, buf, NULL, NULL, NULL));
+  report("crypt.hash-update-only", run_crypt(sha, COP_ENCRYPT, COP_FLAG_UPDATE, 16, buf, NULL, NULL, NULL));
+  report("crypt.xts-20-bytes", run_crypt(xts, COP_ENCRYPT, 0, 20, buf, out, NULL, iv));
+  report("crypt.xts-32-bytes", run_crypt(xts, COP_ENCRYPT, 0, 32, buf, out, NULL, iv));
   uint32_t unknown = 12345;
   report("fsession.unknown", call(CIOCFSESSION, &unknown));
   int dummy = 0;
@@ -162,37 +162,37 @@ static void authcrypts(void) {
   const uint32_t tls = session(CRYPTO_AES_CBC, 16, CRYPTO_SHA1_HMAC, 20);
   const uint32_t srtp = session(CRYPTO_AES_CTR, 16, CRYPTO_SHA1_HMAC, 20);
   const uint32_t hash = session(0, 0, CRYPTO_SHA1_HMAC, 20);
-  report("auth.unknown-session", authcrypt(12345, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
-  report("auth.bad-op", authcrypt(gcm, 7, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
-  report("auth.gcm-seal", authcrypt(gcm, COP_ENCRYPT, 0, 16, 8, auth, buf, out, NULL, 0, iv));
-  report("auth.gcm-tag-17", authcrypt(gcm, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 17, iv));
+  report("auth.unknown-session", run_authcrypt(12345, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
+  report("auth.bad-op", run_authcrypt(gcm, 7, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
+  report("auth.gcm-seal", run_authcrypt(gcm, COP_ENCRYPT, 0, 16, 8, auth, buf, out, NULL, 0, iv));
+  report("auth.gcm-tag-17", run_authcrypt(gcm, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 17, iv));
   report("auth.gcm-open-shorter-than-tag",
-         authcrypt(gcm, COP_DECRYPT, 0, 8, 0, NULL, buf, out, NULL, 0, iv));
+         run_authcrypt(gcm, COP_DECRYPT, 0, 8, 0, NULL, buf, out, NULL, 0, iv));
   memset(out, 0, 64);
-  report("auth.gcm-open-forged", authcrypt(gcm, COP_DECRYPT, 0, 32, 0, NULL, out, buf, NULL, 0, iv));
-  report("auth.gcm-no-iv", authcrypt(gcm, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, NULL));
+  report("auth.gcm-open-forged", run_authcrypt(gcm, COP_DECRYPT, 0, 32, 0, NULL, out, buf, NULL, 0, iv));
+  report("auth.gcm-no-iv", run_authcrypt(gcm, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, NULL));
   report("auth.gcm-aad-over-a-page",
-         authcrypt(gcm, COP_ENCRYPT, 0, 16, 5000, auth, buf, out, NULL, 0, iv));
-  report("auth.hash-only-session", authcrypt(hash, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
+         run_authcrypt(gcm, COP_ENCRYPT, 0, 16, 5000, auth, buf, out, NULL, 0, iv));
+  report("auth.hash-only-session", run_authcrypt(hash, COP_ENCRYPT, 0, 16, 0, NULL, buf, out, NULL, 0, iv));
   report("auth.tls-seal",
-         authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_TLS_TYPE, 37, 13, auth, buf, buf, NULL, 0, iv));
+         run_authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_TLS_TYPE, 37, 13, auth, buf, buf, NULL, 0, iv));
   report("auth.tls-not-in-place",
-         authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_TLS_TYPE, 37, 13, auth, buf, out, NULL, 0, iv));
+         run_authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_TLS_TYPE, 37, 13, auth, buf, out, NULL, 0, iv));
   memset(buf, 0x5a, 64);
   report("auth.tls-open-forged",
-         authcrypt(tls, COP_DECRYPT, COP_FLAG_AEAD_TLS_TYPE, 64, 13, auth, buf, buf, NULL, 0, iv));
+         run_authcrypt(tls, COP_DECRYPT, COP_FLAG_AEAD_TLS_TYPE, 64, 13, auth, buf, buf, NULL, 0, iv));
   report("auth.tls-open-partial-block",
-         authcrypt(tls, COP_DECRYPT, COP_FLAG_AEAD_TLS_TYPE, 60, 13, auth, buf, buf, NULL, 0, iv));
-  report("auth.srtp-seal", authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112, auth,
+         run_authcrypt(tls, COP_DECRYPT, COP_FLAG_AEAD_TLS_TYPE, 60, 13, auth, buf, buf, NULL, 0, iv));
+  report("auth.srtp-seal", run_authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112, auth,
                                      auth + 12, auth + 12, tag, 10, iv));
   tag[0] ^= 1;
-  report("auth.srtp-open-forged", authcrypt(srtp, COP_DECRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112,
+  report("auth.srtp-open-forged", run_authcrypt(srtp, COP_DECRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112,
                                             auth, auth + 12, auth + 12, tag, 10, iv));
-  report("auth.srtp-block-cipher", authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112,
+  report("auth.srtp-block-cipher", run_authcrypt(tls, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 112,
                                              auth, auth + 12, auth + 12, tag, 10, iv));
-  report("auth.srtp-src-far-into-auth", authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100,
+  report("auth.srtp-src-far-into-auth", run_authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100,
                                                   1000, auth, auth + 300, auth + 300, tag, 10, iv));
-  report("auth.srtp-no-auth-len", authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 0,
+  report("auth.srtp-no-auth-len", run_authcrypt(srtp, COP_ENCRYPT, COP_FLAG_AEAD_SRTP_TYPE, 100, 0,
                                             auth, auth, auth, tag, 10, iv));
   call(CIOCFSESSION, (void *)&gcm);
   call(CIOCFSESSION, (void *)&tls);
@@ -234,9 +234,9 @@ static void crioget(void) {
     report("crioget.session-on-clone", ioctl((int)clone, CIOCGSESSION, &op) == 0 ? 0 : errno);
     ses = op.ses;
   }
-  report("crioget.session-seen-on-original", crypt(ses, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
+  report("crioget.session-seen-on-original", run_crypt(ses, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
   report("crioget.close-clone", close((int)clone) == 0 ? 0 : errno);
-  report("crioget.original-still-open", crypt(ses, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
+  report("crioget.original-still-open", run_crypt(ses, COP_ENCRYPT, 0, 16, buf, out, NULL, iv));
 }
 
 int main(int argc, char **argv) {
