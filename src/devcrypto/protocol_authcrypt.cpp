@@ -41,6 +41,21 @@ void plan_iv_back(Plan& plan, const CryptAuthOp& op, const ServerSession& sessio
   if ((op.flags & kFlagWriteIv) != 0) plan.write(op.iv, iv_length(op, session));
 }
 
+// AEAD and TLS read the struct, the IV, the AAD and the data, and write
+// the struct, the IV back and `out_len` bytes to dst.
+Plan plan_record(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
+                 std::size_t iv_len, std::size_t out_len) {
+  Plan plan;
+  plan.read(arg, sizeof op);
+  plan.read(op.iv, iv_len);
+  plan.read(op.auth_src, op.auth_len);
+  plan.read(op.src, op.len);
+  plan.write(arg, sizeof op);
+  plan_iv_back(plan, op, session);
+  plan.write(op.dst, out_len);
+  return plan;
+}
+
 Plan plan_aead(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
                AuthRequest& r) {
   const Algorithm& a = *session.cipher_algorithm();
@@ -57,15 +72,7 @@ Plan plan_aead(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& se
     return failed(EINVAL);
   r.out_len = seal ? op.len + r.tag : op.len - r.tag;
   if (r.out_len != 0 && op.dst == 0) return failed(EINVAL);
-  Plan plan;
-  plan.read(arg, sizeof op);
-  plan.read(op.iv, a.iv_size);
-  plan.read(op.auth_src, op.auth_len);
-  plan.read(op.src, op.len);
-  plan.write(arg, sizeof op);
-  plan_iv_back(plan, op, session);
-  plan.write(op.dst, r.out_len);
-  return plan;
+  return plan_record(arg, op, session, a.iv_size, r.out_len);
 }
 
 Plan plan_tls(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
@@ -88,15 +95,7 @@ Plan plan_tls(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& ses
     r.out_len = op.len;  // the whole record, decrypted in place
   }
   if (r.out_len + op.auth_len > kMaxData) return failed(EMSGSIZE);
-  Plan plan;
-  plan.read(arg, sizeof op);
-  plan_iv(plan, op, session);
-  plan.read(op.auth_src, op.auth_len);
-  plan.read(op.src, op.len);
-  plan.write(arg, sizeof op);
-  plan_iv_back(plan, op, session);
-  plan.write(op.dst, r.out_len);
-  return plan;
+  return plan_record(arg, op, session, iv_length(op, session), r.out_len);
 }
 
 Plan plan_srtp(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,

@@ -139,33 +139,34 @@ void ServerSession::hash_reset() noexcept {
   if (digest_) digest_->reset();
 }
 
+namespace {
+
+// Runs a step of the hash; a failure is the errno, and the hash is dropped.
+template <class Step>
+int hash_step(DigestSession& digest, Step step) noexcept {
+  try {
+    step();
+    return 0;
+  } catch (const Error& e) {
+    digest.reset();
+    return errno_of(e.code());
+  } catch (...) {
+    digest.reset();
+    return EIO;
+  }
+}
+
+}  // namespace
+
 int ServerSession::hash_update(std::span<const std::uint8_t> in) noexcept {
   if (!digest_) return EINVAL;
   if (in.empty()) return 0;
-  try {
-    digest_->update(in);
-  } catch (const Error& e) {
-    digest_->reset();
-    return errno_of(e.code());
-  } catch (...) {
-    digest_->reset();
-    return EIO;
-  }
-  return 0;
+  return hash_step(*digest_, [&] { digest_->update(in); });
 }
 
 int ServerSession::hash_final(std::uint8_t* out) noexcept {
   if (!digest_) return EINVAL;
-  try {
-    digest_->final({out, digest_->size()});
-  } catch (const Error& e) {
-    digest_->reset();
-    return errno_of(e.code());
-  } catch (...) {
-    digest_->reset();
-    return EIO;
-  }
-  return 0;
+  return hash_step(*digest_, [&] { digest_->final({out, digest_->size()}); });
 }
 
 int ServerSession::copy_hash_from(const ServerSession& from) noexcept {
