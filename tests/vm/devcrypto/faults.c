@@ -88,11 +88,13 @@ static void bad_ioctls(void) {
   CHECK(ioctl(fd, CIOCCRYPT, &beyond) < 0 && errno == EFAULT, "len beyond the buffer: %s",
         strerror(errno));
   struct crypt_op null_src = {.ses = ses, .op = COP_ENCRYPT, .len = 16};
-  CHECK(ioctl(fd, CIOCCRYPT, &null_src) < 0 && errno == EFAULT, "null src: %s", strerror(errno));
+  /* EINVAL, not EFAULT: what the module answers (through virtio-crypto;
+   * docs/devcrypto.md, "Where it differs") for a null buffer with a length. */
+  CHECK(ioctl(fd, CIOCCRYPT, &null_src) < 0 && errno == EINVAL, "null src: %s", strerror(errno));
   CHECK(round_trip(fd, ses, 48) == 0, "the faulting client's session still works");
   munmap(map, 2 * page);
   close(fd);
-  printf("ok bad ioctls: EINVAL, EINVAL, EINVAL, EINVAL, EFAULT, EFAULT\n");
+  printf("ok bad ioctls: EINVAL, EINVAL, EINVAL, EINVAL, EFAULT, EINVAL\n");
   still_serving("bad ioctls");
 }
 
