@@ -41,6 +41,14 @@ constexpr std::array<const char*, kAlgorithmCount> kNames{{
     "HMAC",
 }};
 
+// A row left out would be a null entry, not a compile error.
+constexpr bool every_algorithm_named() {
+  for (const char* names : kNames)
+    if (names == nullptr) return false;
+  return true;
+}
+static_assert(every_algorithm_named(), "kNames needs one row per AlgorithmId, in its order");
+
 }  // namespace
 
 const char* openssl_names(AlgorithmId id) noexcept {
