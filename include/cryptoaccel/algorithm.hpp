@@ -40,12 +40,14 @@ enum class AlgorithmId : std::uint8_t {
   sha256,
   sha384,
   sha512,
+  ripemd160,
   hmac_md5,
   hmac_sha1,
   hmac_sha224,
   hmac_sha256,
   hmac_sha384,
   hmac_sha512,
+  hmac_ripemd160,
   count
 };
 

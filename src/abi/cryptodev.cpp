@@ -36,12 +36,14 @@ constexpr Row kRows[] = {
     {A::sha256, {0, kSha256}, "sha256"},
     {A::sha384, {0, kSha384}, "sha384"},
     {A::sha512, {0, kSha512}, "sha512"},
+    {A::ripemd160, {0, kRipemd160}, "rmd160"},
     {A::hmac_md5, {0, kMd5Hmac}, "hmac(md5)"},
     {A::hmac_sha1, {0, kSha1Hmac}, "hmac(sha1)"},
     {A::hmac_sha224, {0, kSha224Hmac}, "hmac(sha224)"},
     {A::hmac_sha256, {0, kSha256Hmac}, "hmac(sha256)"},
     {A::hmac_sha384, {0, kSha384Hmac}, "hmac(sha384)"},
     {A::hmac_sha512, {0, kSha512Hmac}, "hmac(sha512)"},
+    {A::hmac_ripemd160, {0, kRipemd160Hmac}, "hmac(rmd160)"},
 };
 
 const Row* row_of(AlgorithmId id) noexcept {

@@ -99,12 +99,14 @@ constexpr std::array<Algorithm, kAlgorithmCount> kTable{{
     digest(A::sha256, "sha256", "SHA2-256", 64, 32),
     digest(A::sha384, "sha384", "SHA2-384", 128, 48),
     digest(A::sha512, "sha512", "SHA2-512", 128, 64),
+    digest(A::ripemd160, "ripemd160", "RIPEMD-160", 64, 20),
     hmac(A::hmac_md5, "hmac-md5", "HMAC-MD5", "md5", 64, 16),
     hmac(A::hmac_sha1, "hmac-sha1", "HMAC-SHA1", "sha1", 64, 20),
     hmac(A::hmac_sha224, "hmac-sha224", "HMAC-SHA2-224", "sha224", 64, 28),
     hmac(A::hmac_sha256, "hmac-sha256", "HMAC-SHA2-256", "sha256", 64, 32),
     hmac(A::hmac_sha384, "hmac-sha384", "HMAC-SHA2-384", "sha384", 128, 48),
     hmac(A::hmac_sha512, "hmac-sha512", "HMAC-SHA2-512", "sha512", 128, 64),
+    hmac(A::hmac_ripemd160, "hmac-ripemd160", "HMAC-RIPEMD160", "ripemd160", 64, 20),
 }};
 
 constexpr bool table_is_in_id_order() {
@@ -119,7 +121,7 @@ struct Alias {
   std::string_view alias;
   AlgorithmId id;
 };
-constexpr std::array<Alias, 22> kAliases{{
+constexpr std::array<Alias, 25> kAliases{{
     {"des", A::des_cbc},
     {"des3", A::des_ede3_cbc},
     {"3des", A::des_ede3_cbc},
@@ -134,12 +136,17 @@ constexpr std::array<Alias, 22> kAliases{{
     {"sha2-256", A::sha256},
     {"sha2-384", A::sha384},
     {"sha2-512", A::sha512},
+    // OpenSSL's "RIPEMD160" is the canonical name (lookups ignore case);
+    // "rmd160" is OpenSSL's alias and the kernel's name.
+    {"rmd160", A::ripemd160},
+    {"ripemd", A::ripemd160},
     {"hmac(md5)", A::hmac_md5},
     {"hmac(sha1)", A::hmac_sha1},
     {"hmac(sha224)", A::hmac_sha224},
     {"hmac(sha256)", A::hmac_sha256},
     {"hmac(sha384)", A::hmac_sha384},
     {"hmac(sha512)", A::hmac_sha512},
+    {"hmac(rmd160)", A::hmac_ripemd160},
     {"id-aes128-gcm", A::aes_128_gcm},
     {"id-aes256-gcm", A::aes_256_gcm},
 }};

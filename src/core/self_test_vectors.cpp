@@ -1,5 +1,6 @@
 // Known answers for the self-test, one per algorithm, copied from NIST CAVP
-// files and RFCs as shipped in Debian's python3-cryptography-vectors.
+// files, RFCs and the RIPEMD-160 authors' set, as shipped in Debian's
+// python3-cryptography-vectors.
 #include "self_test.hpp"
 
 #include <array>
@@ -35,12 +36,14 @@ constexpr std::array<KnownAnswer, kAlgorithmCount> kKnownAnswers{{
     {A::sha256, "", "", "", "b4190e", "dff2e73091f6c05e528896c4c831b9448653dc2ff043528f6769437bc7b975c2", "", "CAVP SHA256ShortMsg.rsp Len = 24"},
     {A::sha384, "", "", "", "1fa4d5", "e4ca4663dff189541cd026dcc056626419028774666f5b379b99f4887c7237bdbd3bea46d5388be0efc2d4b7989ab2c4", "", "CAVP SHA384ShortMsg.rsp Len = 24"},
     {A::sha512, "", "", "", "0a55db", "7952585e5330cb247d72bae696fc8a6b0f7d0804577e347d99bc1b11e52f384985a428449382306a89261ae143c2f3fb613804ab20b42dc097e5bf4a96ef919b", "", "CAVP SHA512ShortMsg.rsp Len = 24"},
+    {A::ripemd160, "", "", "", "616263", "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc", "", "RIPEMD-160 authors' test set, ripevectors.txt (abc)"},
     {A::hmac_md5, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "750c783e6ab0b503eaa86e310a5db738", "", "RFC 2202 MD5 test case 2"},
     {A::hmac_sha1, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79", "", "RFC 2202 SHA1 test case 2"},
     {A::hmac_sha224, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44", "", "RFC 4231 SHA224 test case 2"},
     {A::hmac_sha256, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", "", "RFC 4231 SHA256 test case 2"},
     {A::hmac_sha384, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649", "", "RFC 4231 SHA384 test case 2"},
     {A::hmac_sha512, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737", "", "RFC 4231 SHA512 test case 2"},
+    {A::hmac_ripemd160, "4a656665", "", "", "7768617420646f2079612077616e7420666f72206e6f7468696e673f", "dda6c0213a485a9e24f4742064a7f033b43c4069", "", "RFC 2286 RIPEMD160 test case 2"},
 }};
 // clang-format on
 

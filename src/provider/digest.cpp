@@ -91,8 +91,9 @@ const OSSL_PARAM* gettable_params(void*) {
 
 int digest_get_params(const Algorithm& a, OSSL_PARAM params[]) {
   // SHA-1 and SHA-2 signatures omit the AlgorithmIdentifier parameters;
-  // MD5's carry a NULL (as OpenSSL's default provider declares).
-  const int algid_absent = a.id == AlgorithmId::md5 ? 0 : 1;
+  // MD5's and RIPEMD-160's carry a NULL (as OpenSSL's default provider
+  // declares: flags 0 in md5_prov.c and ripemd_prov.c).
+  const int algid_absent = a.id == AlgorithmId::md5 || a.id == AlgorithmId::ripemd160 ? 0 : 1;
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE)) &&
       !OSSL_PARAM_set_size_t(p, a.block_size))

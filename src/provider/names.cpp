@@ -32,6 +32,8 @@ constexpr std::array<const char*, kAlgorithmCount> kNames{{
     "SHA2-256:SHA-256:SHA256:2.16.840.1.101.3.4.2.1",
     "SHA2-384:SHA-384:SHA384:2.16.840.1.101.3.4.2.2",
     "SHA2-512:SHA-512:SHA512:2.16.840.1.101.3.4.2.3",
+    // In the default provider since OpenSSL 3.0.7, in the legacy one before.
+    "RIPEMD-160:RIPEMD160:RIPEMD:RMD160:1.3.36.3.2.1",
     // HMACs are one EVP_MAC ("HMAC") with a digest parameter.
     "HMAC",
     "HMAC",
@@ -39,7 +41,16 @@ constexpr std::array<const char*, kAlgorithmCount> kNames{{
     "HMAC",
     "HMAC",
     "HMAC",
+    "HMAC",
 }};
+
+// A row left out would be a null entry, not a compile error.
+constexpr bool every_algorithm_named() {
+  for (const char* names : kNames)
+    if (names == nullptr) return false;
+  return true;
+}
+static_assert(every_algorithm_named(), "kNames needs one row per AlgorithmId, in its order");
 
 }  // namespace
 

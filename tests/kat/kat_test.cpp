@@ -313,5 +313,21 @@ TEST(KatFacts, EveryGcmFailVectorIsRejected) {
   }
 }
 
+// The authors' nine messages (eight from the package, the million 'a' from
+// tests/data) and RFC 2286's seven HMAC cases: the runner must load them all.
+TEST(KatFacts, Ripemd160HasItsPublishedSets) {
+  const LoadedVectors& digest = loaded_vectors(AlgorithmId::ripemd160);
+  EXPECT_TRUE(digest.errors.empty()) << testing::PrintToString(digest.errors);
+  EXPECT_EQ(digest.vectors.size(), 9u);
+  const auto million = std::find_if(digest.vectors.begin(), digest.vectors.end(),
+                                    [](const KatVector& v) { return v.in.size() == 1000000; });
+  ASSERT_NE(million, digest.vectors.end()) << "no one-million-'a' vector";
+  EXPECT_TRUE(
+      std::all_of(million->in.begin(), million->in.end(), [](std::uint8_t b) { return b == 'a'; }));
+  const LoadedVectors& hmac = loaded_vectors(AlgorithmId::hmac_ripemd160);
+  EXPECT_TRUE(hmac.errors.empty()) << testing::PrintToString(hmac.errors);
+  EXPECT_EQ(hmac.vectors.size(), 7u);
+}
+
 }  // namespace
 }  // namespace cryptoaccel::kat

@@ -12,6 +12,8 @@ namespace fs = std::filesystem;
 using A = AlgorithmId;
 
 constexpr const char* kDefaultRoot = "/usr/lib/python3/dist-packages/cryptography_vectors";
+// A repeated message (the million 'a') is built in memory up to this size.
+constexpr std::size_t kMaxRepeatedMessage = std::size_t{64} << 20;
 
 // How a file's records map onto vectors.
 enum class Family : std::uint8_t {
@@ -22,13 +24,18 @@ enum class Family : std::uint8_t {
   chacha,        // OpenSSL's and BoringSSL's spellings of key, nonce, AD, in, out, tag
   chacha20,      // RFC 7539 A.2: KEY, NONCE, INITIAL_BLOCK_COUNTER, PLAINTEXT, CIPHERTEXT
   tdes,          // TCBC: KEY1..3 or KEYs, IV, PLAINTEXT, CIPHERTEXT
-  message,       // Len (bits), [Key,] Msg, MD: SHAVS, RFC 1321, RFC 2202/4231
+  message,       // Len (bits), [Key,] Msg, [Repeat,] MD: SHAVS, RFC 1321/2202/2286/4231
   monte,         // SHAVS Monte: Seed, then COUNT/MD checkpoints
 };
+
+// Where a file lives: Debian's python3-cryptography-vectors (vectors_root()),
+// or tests/data for the few vectors that package does not ship.
+enum class Root : std::uint8_t { package, project };
 
 struct Source {
   std::string file;  // relative to the root
   Family family;
+  Root root = Root::package;
 };
 
 std::string bits_of(AlgorithmId id) {
@@ -104,6 +111,11 @@ std::vector<Source> sources(AlgorithmId id) {
       return shavs("SHA2", "SHA384");
     case A::sha512:
       return shavs("SHA2", "SHA512");
+    case A::ripemd160:
+      // The authors' set: eight short messages in the package, the million
+      // 'a' in tests/data.
+      return {{"hashes/ripemd160/ripevectors.txt", Family::message},
+              {"ripemd160-million-a.txt", Family::message, Root::project}};
     case A::hmac_md5:
       return {{"HMAC/rfc-2202-md5.txt", Family::message}};
     case A::hmac_sha1:
@@ -116,6 +128,8 @@ std::vector<Source> sources(AlgorithmId id) {
       return {{"HMAC/rfc-4231-sha384.txt", Family::message}};
     case A::hmac_sha512:
       return {{"HMAC/rfc-4231-sha512.txt", Family::message}};
+    case A::hmac_ripemd160:
+      return {{"HMAC/rfc-2286-ripemd160.txt", Family::message}};
     case A::count:
       break;
   }
@@ -375,6 +389,18 @@ class FileLoader {
     if (bits % 8 != 0) return skip("Len is not a multiple of 8 bits");
     if (!bytes(r, {"Msg"}, msg) || !bytes(r, {"MD"}, v.out)) return;
     if (mac && !bytes(r, {"Key"}, v.key)) return;
+    // Repeat = N: the message is Msg N times over (Len counts all of it).
+    if (r.field("Repeat") != nullptr) {
+      std::size_t times = 0;
+      if (!number(r, "Repeat", times)) return;
+      if (times == 0 || msg.empty() || times > kMaxRepeatedMessage / msg.size())
+        return error(r, "Repeat must be at least 1 and the message at most " +
+                            std::to_string(kMaxRepeatedMessage) + " bytes");
+      ByteVector whole;
+      whole.reserve(msg.size() * times);
+      for (std::size_t i = 0; i < times; ++i) whole.insert(whole.end(), msg.begin(), msg.end());
+      msg = std::move(whole);
+    }
     // SHAVS writes the empty message as "Len = 0, Msg = 00".
     if (msg.size() < bits / 8 || (bits != 0 && msg.size() != bits / 8))
       return error(r, "Msg length does not match Len");
@@ -439,6 +465,10 @@ fs::path vectors_root() {
   return fs::path(env != nullptr && *env != '\0' ? env : kDefaultRoot);
 }
 
+fs::path project_vectors_root() {
+  return CRYPTOACCEL_PROJECT_VECTORS_DIR;
+}
+
 std::vector<std::string> vector_files(AlgorithmId id) {
   std::vector<std::string> out;
   for (const Source& s : sources(id)) out.push_back(s.file);
@@ -456,7 +486,8 @@ LoadedVectors load_vectors(AlgorithmId id, const fs::path& root) {
   for (const Source& source : sources(id)) {
     std::vector<RspRecord> records;
     try {
-      records = parse_rsp_file(root / source.file);
+      records = parse_rsp_file((source.root == Root::project ? project_vectors_root() : root) /
+                               source.file);
     } catch (const std::exception& e) {
       result.errors.push_back(e.what());
       continue;

@@ -1,6 +1,7 @@
-// Turns the vector files of Debian's python3-cryptography-vectors into one
-// flat list of known answers per algorithm. Only the files an algorithm needs
-// are read, so one test process (ctest runs each test alone) reads little.
+// Turns the vector files of Debian's python3-cryptography-vectors (and the
+// few of tests/data) into one flat list of known answers per algorithm. Only
+// the files an algorithm needs are read, so one test process (ctest runs each
+// test alone) reads little.
 #pragma once
 
 #include <cstddef>
@@ -55,10 +56,14 @@ struct LoadedVectors {
 // $CRYPTOACCEL_VECTORS_DIR when set, else where Debian installs the package.
 std::filesystem::path vectors_root();
 
-// The files, relative to the root, that hold `id`'s vectors. Empty only for an
+// tests/data of the source tree: vectors the package does not ship.
+std::filesystem::path project_vectors_root();
+
+// The files, relative to their root, that hold `id`'s vectors. Empty only for an
 // algorithm that has none mapped yet, which the suite reports as a failure.
 std::vector<std::string> vector_files(AlgorithmId id);
 
+// Reads `id`'s files from `root` (the package's) and project_vectors_root().
 LoadedVectors load_vectors(AlgorithmId id, const std::filesystem::path& root);
 
 }  // namespace cryptoaccel::kat

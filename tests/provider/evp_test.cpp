@@ -421,7 +421,7 @@ TEST_F(Evp, TlsCbcRecordsInteroperate) {
 // libssl copies transcript hashes and dups the record HMAC per record.
 TEST_F(Evp, DigestAndHmacCopiesContinueIndependently) {
   const Bytes head = random_bytes(1000), tail = random_bytes(333);
-  for (const char* name : {"SHA256", "SHA384", "SHA1", "MD5"}) {
+  for (const char* name : {"SHA256", "SHA384", "SHA1", "MD5", "RIPEMD160"}) {
     EVP_MD* md = EVP_MD_fetch(ours_->ctx, name, "provider=cryptoaccel");
     ASSERT_NE(md, nullptr);
     EVP_MD_CTX* a = EVP_MD_CTX_new();
@@ -474,6 +474,30 @@ TEST_F(Evp, DigestAndHmacCopiesContinueIndependently) {
   EVP_MAC_CTX_free(r);
   EVP_MAC_free(mac);
   EVP_MAC_free(ref);
+}
+
+// RIPEMD-160 under every name and the OID of the default provider (since
+// OpenSSL 3.0.7), with its sizes and its AlgorithmIdentifier NULL parameter
+// (what an RSA signature over it encodes).
+TEST_F(Evp, Ripemd160IsOfferedAsTheDefaultProviderOffersIt) {
+  const Bytes msg = random_bytes(777);
+  for (const char* name : {"RIPEMD-160", "RIPEMD160", "RIPEMD", "RMD160", "1.3.36.3.2.1"}) {
+    EVP_MD* md = EVP_MD_fetch(ours_->ctx, name, "provider=cryptoaccel");
+    ASSERT_NE(md, nullptr) << name << ": " << openssl_errors();
+    EVP_MD* ref = EVP_MD_fetch(theirs_->ctx, name, nullptr);
+    ASSERT_NE(ref, nullptr) << name;
+    EXPECT_STREQ(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), "cryptoaccel");
+    EXPECT_EQ(EVP_MD_get_size(md), 20) << name;
+    EXPECT_EQ(EVP_MD_get_block_size(md), 64) << name;
+    EXPECT_EQ(EVP_MD_get_flags(md), EVP_MD_get_flags(ref)) << name;
+    unsigned char got[EVP_MAX_MD_SIZE], want[EVP_MAX_MD_SIZE];
+    unsigned n = 0, nw = 0;
+    ASSERT_EQ(EVP_Digest(msg.data(), msg.size(), got, &n, md, nullptr), 1) << openssl_errors();
+    ASSERT_EQ(EVP_Digest(msg.data(), msg.size(), want, &nw, ref, nullptr), 1);
+    EXPECT_EQ(Bytes(got, got + n), Bytes(want, want + nw)) << name;
+    EVP_MD_free(md);
+    EVP_MD_free(ref);
+  }
 }
 
 TEST_F(Evp, StatsParameterReportsUsage) {

@@ -93,6 +93,26 @@ TEST(AlgorithmTable, LooksUpOpenSslNamesAndAliasesIgnoringCase) {
   EXPECT_EQ(find_algorithm(""), nullptr);
 }
 
+// RIPEMD-160 under every name OpenSSL and the kernel give it (the
+// /dev/crypto server and AF_ALG look it up by these).
+TEST(AlgorithmTable, KnowsRipemd160ByOpenSslAndKernelNames) {
+  for (const char* name : {"ripemd160", "RIPEMD-160", "RIPEMD160", "RMD160", "ripemd", "rmd160"}) {
+    ASSERT_NE(find_algorithm(name), nullptr) << name;
+    EXPECT_EQ(find_algorithm(name)->id, AlgorithmId::ripemd160) << name;
+  }
+  for (const char* name : {"hmac-ripemd160", "HMAC-RIPEMD160", "hmac(rmd160)"}) {
+    ASSERT_NE(find_algorithm(name), nullptr) << name;
+    EXPECT_EQ(find_algorithm(name)->id, AlgorithmId::hmac_ripemd160) << name;
+  }
+  for (const AlgorithmId id : {AlgorithmId::ripemd160, AlgorithmId::hmac_ripemd160}) {
+    const Algorithm& a = algorithm(id);
+    EXPECT_EQ(a.block_size, 64u) << a.name;
+    EXPECT_EQ(a.output_size, 20u) << a.name;
+    EXPECT_FALSE(a.insecure) << a.name;
+  }
+  EXPECT_EQ(algorithm(AlgorithmId::hmac_ripemd160).digest, "ripemd160");
+}
+
 TEST(AlgorithmTable, UnknownNameThrowsNotFoundNamingIt) {
   try {
     algorithm_or_throw("rot13");

@@ -233,7 +233,8 @@ TEST_P(DigestStreaming, CloneContinuesIndependently) {
 
 INSTANTIATE_TEST_SUITE_P(Digests, DigestStreaming,
                          testing::Values("md5", "sha1", "sha224", "sha256", "sha384", "sha512",
-                                         "hmac-md5", "hmac-sha1", "hmac-sha256", "hmac-sha512"));
+                                         "ripemd160", "hmac-md5", "hmac-sha1", "hmac-sha256",
+                                         "hmac-sha512", "hmac-ripemd160"));
 
 TEST(MacSession, EmptyAndLongKeysWork) {
   // RFC 4231 test case 6: a 131-byte key is hashed first.

@@ -45,6 +45,8 @@ std::optional<KernelName> kernel_name(AlgorithmId id) noexcept {
       return KernelName{"sha384", "", "", S::hash};
     case A::sha512:
       return KernelName{"sha512", "", "", S::hash};
+    case A::ripemd160:
+      return KernelName{"rmd160", "", "", S::hash};
     case A::hmac_md5:
       return KernelName{"hmac(md5)", "", "", S::hash};
     case A::hmac_sha1:
@@ -57,6 +59,8 @@ std::optional<KernelName> kernel_name(AlgorithmId id) noexcept {
       return KernelName{"hmac(sha384)", "", "", S::hash};
     case A::hmac_sha512:
       return KernelName{"hmac(sha512)", "", "", S::hash};
+    case A::hmac_ripemd160:
+      return KernelName{"hmac(rmd160)", "", "", S::hash};
     case A::count:
       break;
   }

@@ -19,6 +19,15 @@ namespace {
 // SP 800-38E caps an XTS data unit at 2^20 blocks; OpenSSL enforces it.
 constexpr std::size_t kXtsMaxDataUnit = std::size_t{1} << 24;
 
+// What may live only in OpenSSL's legacy provider: single DES always,
+// RIPEMD-160 (and so its HMAC) before OpenSSL 3.0.7 added it to the
+// default provider. Without the legacy provider they are left out, and one
+// note says why, instead of one "OpenSSL has no ..." each.
+bool legacy_only(AlgorithmId id) {
+  return id == AlgorithmId::des_cbc || id == AlgorithmId::ripemd160 ||
+         id == AlgorithmId::hmac_ripemd160;
+}
+
 std::string last_openssl_error() {
   const unsigned long code = ERR_peek_last_error();
   ERR_clear_error();
@@ -44,12 +53,10 @@ DriverProbe SoftDriver::probe() {
     result.absent_reason = "OpenSSL's default provider did not load: " + last_openssl_error();
     return result;
   }
-  // Single DES lives only in the legacy provider. Without it, DES-CBC is left
-  // out and the note says why; everything else still works.
+  // Without the legacy provider everything else still works.
   driver->legacy_provider_.reset(OSSL_PROVIDER_load(ctx, "legacy"));
-  if (!driver->legacy_provider_)
-    result.notes.push_back("OpenSSL's legacy provider did not load (" + last_openssl_error() +
-                           "): des-cbc is not offered");
+  const std::string legacy_error = driver->legacy_provider_ ? "" : last_openssl_error();
+  std::string not_offered;  // "des-cbc, ripemd160": legacy-only and missing
 
   driver->hmac_.reset(EVP_MAC_fetch(ctx, "HMAC", nullptr));
   for (const Algorithm& a : algorithms()) {
@@ -77,7 +84,9 @@ DriverProbe SoftDriver::probe() {
       }
     }
     if (!fetched) {
-      if (a.id != AlgorithmId::des_cbc || driver->legacy_provider_)
+      if (legacy_only(a.id) && !driver->legacy_provider_)
+        not_offered += (not_offered.empty() ? "" : ", ") + std::string(a.name);
+      else
         result.notes.push_back("OpenSSL has no " + std::string(a.openssl_name) + ": " +
                                last_openssl_error());
       ERR_clear_error();
@@ -91,6 +100,10 @@ DriverProbe SoftDriver::probe() {
         .max_request =
             a.mode == CipherMode::xts ? kXtsMaxDataUnit : std::numeric_limits<std::size_t>::max()});
   }
+  if (!driver->legacy_provider_ && !not_offered.empty())
+    result.notes.push_back(
+        "OpenSSL's legacy provider did not load (" + legacy_error + "): " + not_offered +
+        (not_offered.find(',') == std::string::npos ? " is" : " are") + " not offered");
   result.drivers.push_back(std::move(driver));
   return result;
 }
