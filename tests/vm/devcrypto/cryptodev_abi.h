@@ -30,6 +30,7 @@ enum {
 #define COP_FLAG_UPDATE (1 << 0)
 #define COP_FLAG_FINAL (1 << 1)
 #define COP_FLAG_WRITE_IV (1 << 2)
+#define COP_FLAG_RESET (1 << 6) /* with COP_FLAG_UPDATE: start a new hash */
 #define SIOP_FLAG_KERNEL_DRIVER_ONLY 1
 
 struct session_op {
