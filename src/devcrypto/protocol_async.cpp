@@ -10,7 +10,8 @@
 // is fetched, so a client sees it written only by the fetch, never while it
 // may still be using its buffers. Errors follow the module: an unknown
 // session, COP_FLAG_NO_ZC and a full queue fail the submission; anything
-// else the request does wrong is its result, returned by the fetch.
+// else the request does wrong is its result, returned by the fetch. Ours
+// alone: above 64 KiB the submission fails with EMSGSIZE.
 #include "protocol_rounds.hpp"
 
 namespace cryptoaccel::devcrypto::rounds {
@@ -42,6 +43,9 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
   if (session == nullptr) return fail(EINVAL);                 // "invalid session ID"
   if ((op.flags & kFlagNoZeroCopy) != 0) return fail(EINVAL);  // the module's rule
   if (!client.has_room()) return fail(EBUSY);
+  // Too long for one CUSE ioctl to carry back (it moves at most 128 KiB):
+  // refused now, not queued as a result that would fail every fetch after.
+  if (op.len > kMaxData) return fail(EMSGSIZE);
   const Plan plan = plan_crypt(call.arg, op, session.get(), false);
   if (plan.error != 0) return queued(client, result_of(op, plan.error));
   // Round 2 reads the inputs, unless the struct is all there is.

@@ -273,6 +273,9 @@ TEST_F(DevcryptoModes, AsynchronousRequestsAreFetchedInOrderWithTheirResults) {
   CryptOp bad_session = a;
   bad_session.ses = 1;
   EXPECT_EQ(ioctl(kCiocAsyncCrypt, &bad_session), -EINVAL) << "refused at once";
+  CryptOp too_long = a;
+  too_long.len = 128 * 1024;
+  EXPECT_EQ(ioctl(kCiocAsyncCrypt, &too_long), -EMSGSIZE) << "refused at once, not queued";
   CryptOp no_zc = a;
   no_zc.flags = kFlagNoZeroCopy;
   EXPECT_EQ(ioctl(kCiocAsyncCrypt, &no_zc), -EINVAL);
