@@ -17,7 +17,11 @@
  *    reports CIOCASYNCCRYPT and CIOCASYNCFETCH as "ioctl(CIOCCRYPT)"), and
  *    some expected failures (a forged tag's EBADMSG) are part of the tests.
  *    The request goes on to the next ioctl in the chain unchanged (another
- *    preloaded library, then libc). */
+ *    preloaded library, then libc).
+ *
+ * 3. stdout line-buffered, as on a terminal: the programs print their
+ *    progress to stdout and their errors to stderr, and a log of both then
+ *    reads in the order it happened. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +32,10 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+__attribute__((constructor)) static void line_buffered_stdout(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+}
 
 static long scaled_ms(unsigned int seconds) {
   const char *text = getenv("CRYPTOACCEL_ALARM_MS");
