@@ -701,7 +701,11 @@ TEST(SpeedCli, JsonDocumentAndCsvAgree) {
     EXPECT_GE(system, 0) << lines[k];
     EXPECT_NEAR(percent, 100 * (user + system) / elapsed, 0.1) << lines[k];
     EXPECT_LE(percent, 110) << lines[k];
-    EXPECT_TRUE(near(rate, operations * size / elapsed, 1e-4)) << lines[k];
+    // The rate is printed in whole bytes a second: on a loaded machine one
+    // 16-byte operation in 50 ms is 320.06 B/s, printed 320.
+    const double expected_rate = operations * size / elapsed;
+    EXPECT_TRUE(near(rate, expected_rate, 1e-4) || std::abs(rate - expected_rate) <= 0.5)
+        << lines[k];
     EXPECT_EQ(f[11], "") << "no ratio without a comparison: " << lines[k];
   }
   // The same measurements, in the same order, as the JSON run.
