@@ -2,23 +2,15 @@
 
 #include <malloc.h>
 
-#include <algorithm>
 
 namespace cryptoaccel::devcrypto {
 
-bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit) noexcept {
+bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit,
+                       std::size_t n) noexcept {
   std::size_t now = count.load();
   do {
-    if (now >= limit) return false;
-  } while (!count.compare_exchange_weak(now, now + 1));
-  return true;
-}
-
-bool ServerQuota::take_async_bytes(std::size_t n) noexcept {
-  std::size_t now = async_bytes_.load();
-  do {
-    if (n > limits_.async_bytes - std::min(now, limits_.async_bytes)) return false;
-  } while (!async_bytes_.compare_exchange_weak(now, now + n));
+    if (now > limit || n > limit - now) return false;
+  } while (!count.compare_exchange_weak(now, now + n));
   return true;
 }
 
