@@ -21,6 +21,7 @@ namespace cryptoaccel::devcrypto {
 struct ClientIov {
   std::uint64_t base = 0;
   std::size_t len = 0;
+  friend bool operator==(const ClientIov&, const ClientIov&) = default;
 };
 
 // An asynchronous request (CIOCASYNCCRYPT) that is done: its errno, and
@@ -68,7 +69,7 @@ class Client {
   mutable std::mutex mutex_;
   std::map<std::uint32_t, std::shared_ptr<ServerSession>> sessions_;
   std::uint32_t next_id_;
-  std::deque<AsyncResult> results_;                  // done, not yet claimed
+  std::deque<AsyncResult> results_;               // done, not yet claimed
   std::map<std::uint32_t, AsyncResult> claimed_;  // by the thread fetching it
 };
 

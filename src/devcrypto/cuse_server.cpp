@@ -171,11 +171,14 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
     fuse_reply_err(req, EBADF);
     return;
   }
+  const pid_t caller = fuse_req_ctx(req)->pid;
+  CallerMemory memory(caller);
   const IoctlCall call{.cmd = static_cast<unsigned>(cmd),
                        .arg = reinterpret_cast<std::uintptr_t>(arg),
                        .in = {static_cast<const std::uint8_t*>(in_buf), in_bufsz},
                        .out_size = out_bufsz,
-                       .caller = static_cast<std::uint32_t>(fuse_req_ctx(req)->pid)};
+                       .caller = static_cast<std::uint32_t>(caller),
+                       .memory = &memory};
   IoctlReply r;
   try {
     r = handle_ioctl(*server.service, *client, call);
@@ -185,7 +188,8 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
   // Keys pass through libfuse's receive buffer: leave none behind.
   if (call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp))
     secure_wipe(const_cast<void*>(in_buf), in_bufsz);
-  const bool async = call.cmd == cryptodev::kCiocAsyncCrypt || call.cmd == cryptodev::kCiocAsyncFetch;
+  const bool async =
+      call.cmd == cryptodev::kCiocAsyncCrypt || call.cmd == cryptodev::kCiocAsyncFetch;
   const bool changed = async && r.kind != IoctlReply::Kind::retry;
   reply(req, r);
   if (changed) wake_poll(server, fi->fh);

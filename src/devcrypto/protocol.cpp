@@ -56,8 +56,8 @@ int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Pl
   // Flags 0 or RESET start a new hash: a running one is dropped.
   if (hash && (op.flags == 0 || (op.flags & kFlagReset) != 0)) session.hash_reset();
   const std::span<std::uint8_t> dst = cipher ? out.take(op.len) : std::span<std::uint8_t>{};
-  std::uint8_t* iv_out = (op.flags & kFlagWriteIv) != 0 && iv_size != 0 ? out.take(iv_size).data()
-                                                                         : nullptr;
+  std::uint8_t* iv_out =
+      (op.flags & kFlagWriteIv) != 0 && iv_size != 0 ? out.take(iv_size).data() : nullptr;
   // cryptodev-linux hashes before encrypting and after decrypting.
   int error = 0;
   if (hash && encrypt) error = session.hash_update(src);
@@ -126,11 +126,11 @@ Plan plan_session(const Service& service, std::uint64_t arg, const SessionOp& op
   return plan;
 }
 
-IoctlReply create_session(const Service& service, Client& client, const IoctlCall& call,
+IoctlReply create_session(const Service& service, Client& client, std::span<const std::uint8_t> in,
                           const Plan& plan, SessionRequest& request) {
-  SessionOp op = read_struct<SessionOp>(call.in);
-  request.parts.cipher_key = call.in.subspan(sizeof op, request.key_len);
-  request.parts.mac_key = call.in.subspan(sizeof op + request.key_len, request.mac_key_len);
+  SessionOp op = read_struct<SessionOp>(in);
+  request.parts.cipher_key = in.subspan(sizeof op, request.key_len);
+  request.parts.mac_key = in.subspan(sizeof op + request.key_len, request.mac_key_len);
   if (request.parts.null_cipher) request.parts.cipher_key = {};
   std::shared_ptr<ServerSession> session;
   try {
@@ -197,7 +197,9 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
       SessionRequest request;
       return three_rounds<SessionOp>(
           call, [&](const SessionOp& op) { return plan_session(service, call.arg, op, request); },
-          [&](const Plan& plan) { return create_session(service, client, call, plan, request); });
+          [&](const Plan& plan, std::span<const std::uint8_t> in) {
+            return create_session(service, client, in, plan, request);
+          });
     }
     case kCiocCrypt: {
       std::shared_ptr<ServerSession> session;
@@ -207,9 +209,9 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
             session = client.find(op.ses);
             return plan_crypt(call.arg, op, session.get(), true);
           },
-          [&](const Plan& plan) {
+          [&](const Plan& plan, std::span<const std::uint8_t> in) {
             std::vector<std::uint8_t> out;
-            const int error = run_crypt(*session, call.in, plan, true, out);
+            const int error = run_crypt(*session, in, plan, true, out);
             return error == 0 ? done(std::move(out)) : fail(error);
           });
     }

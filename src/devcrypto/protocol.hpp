@@ -16,6 +16,11 @@
 // (CIOCFSESSION and CIOCGSESSINFO have no buffers and end in round 2.)
 // The kernel copies the buffers, so a bad pointer or a `len` beyond the
 // client's memory fails in the kernel with EFAULT and never reaches us.
+//
+// A round moves at most kMaxRoundBytes each way. A request whose input or
+// output is larger ends in round 2 instead: the server reads the struct
+// and the buffers from the caller's memory, checks the struct as in round
+// 3, does the work and writes the output there (client_memory.hpp).
 // Errors follow cryptodev-linux's ioctl.c (docs/devcrypto.md lists them).
 // This file knows nothing of libfuse, so the unit tests drive it directly.
 #pragma once
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "client.hpp"
+#include "client_memory.hpp"
 #include "service.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -36,6 +42,7 @@ struct IoctlCall {
   std::span<const std::uint8_t> in;  // the bytes of the in_iov asked for, concatenated
   std::size_t out_size = 0;          // the bytes the out_iov asked for
   std::uint32_t caller = 0;          // the client's thread (its tid), which all rounds share
+  ClientMemory* memory = nullptr;    // the caller's memory; null: requests fit a round or fail
 };
 
 struct IoctlReply {

@@ -11,7 +11,9 @@
 // may still be using its buffers. Errors follow the module: an unknown
 // session, COP_FLAG_NO_ZC and a full queue fail the submission; anything
 // else the request does wrong is its result, returned by the fetch. Ours
-// alone: above 64 KiB the submission fails with EMSGSIZE.
+// alone: above kMaxData (1 MiB) the submission fails with EMSGSIZE, and so
+// does one too large for a CUSE round when the server may not reach the
+// caller's memory (client_memory.hpp).
 #include "protocol_rounds.hpp"
 
 namespace cryptoaccel::devcrypto::rounds {
@@ -43,16 +45,25 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
   if (session == nullptr) return fail(EINVAL);                 // "invalid session ID"
   if ((op.flags & kFlagNoZeroCopy) != 0) return fail(EINVAL);  // the module's rule
   if (!client.has_room()) return fail(EBUSY);
-  // Too long for one CUSE ioctl to carry back (it moves at most 128 KiB):
-  // refused now, not queued as a result that would fail every fetch after.
+  // Refused now, not queued as a result that would fail every fetch after.
   if (op.len > kMaxData) return fail(EMSGSIZE);
   const Plan plan = plan_crypt(call.arg, op, session.get(), false);
   if (plan.error != 0) return queued(client, result_of(op, plan.error));
-  // Round 2 reads the inputs, unless the struct is all there is.
-  if (call.in.size() == sizeof op && plan.in_size() != sizeof op) return retry(plan.in, {});
-  if (call.in.size() != plan.in_size()) return fail(EINVAL);  // changed between rounds
+  std::span<const std::uint8_t> in = call.in;
+  std::vector<std::uint8_t> fetched;
+  if (plan.fits_one_round() && sizeof op + plan.out_size() <= kMaxRoundBytes) {
+    // Round 2 reads the inputs, unless the struct is all there is.
+    if (call.in.size() == sizeof op && plan.in_size() != sizeof op) return retry(plan.in, {});
+    if (call.in.size() != plan.in_size()) return fail(EINVAL);  // changed between rounds
+  } else {
+    // The input, or what the fetch writes, is too large for a round: both
+    // go through the caller's memory, and reading now proves the server may.
+    if (const int error = read_input(call, plan, fetched); error != 0) return fail(error);
+    if (std::memcmp(fetched.data(), &op, sizeof op) != 0) return fail(EINVAL);  // changed meanwhile
+    in = fetched;
+  }
   std::vector<std::uint8_t> out;
-  const int error = run_crypt(*session, call.in, plan, false, out);
+  const int error = run_crypt(*session, in, plan, false, out);
   AsyncResult result = result_of(op, error);
   if (error == 0) {
     result.out_iov = plan.out;
@@ -75,6 +86,12 @@ IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
   out.insert(out.end(), result->out_iov.begin(), result->out_iov.end());
   std::size_t size = 0;
   for (const ClientIov& v : out) size += v.len;
+  if (call.out_size != size && size > kMaxRoundBytes) {
+    // Through the caller's memory, as the submission read its input.
+    const int error = call.memory != nullptr ? call.memory->write(out, result->out) : EMSGSIZE;
+    client.deliver_result(call.caller);
+    return error == 0 ? done() : fail(error);
+  }
   if (call.out_size != size) return retry({}, std::move(out));
   std::vector<std::uint8_t> bytes = result->out;
   client.deliver_result(call.caller);

@@ -68,8 +68,7 @@ Plan plan_aead(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& se
   // Without an IV the module reuses the session's last nonce (zeros at
   // first); under GCM that gives away the authentication key. Refused.
   if (op.iv == 0) return failed(EINVAL);
-  if ((op.auth_len != 0 && op.auth_src == 0) || (op.len != 0 && op.src == 0))
-    return failed(EINVAL);
+  if ((op.auth_len != 0 && op.auth_src == 0) || (op.len != 0 && op.src == 0)) return failed(EINVAL);
   r.out_len = seal ? op.len + r.tag : op.len - r.tag;
   if (r.out_len != 0 && op.dst == 0) return failed(EINVAL);
   return plan_record(arg, op, session, a.iv_size, r.out_len);
@@ -150,7 +149,7 @@ Plan plan_auth(std::uint64_t arg, const CryptAuthOp& op, const ServerSession* se
   return plan_aead(arg, op, *session, r);
 }
 
-// The bytes of round 3 after the struct, in the plan's order.
+// The plan's input after the struct, in the plan's order.
 struct AuthInput {
   std::span<const std::uint8_t> iv, aad, data, tag;
 };
@@ -198,8 +197,9 @@ int run_tls(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r,
       n += r.tag;
     }
     // Padding of p bytes of value p - 1, at least one byte.
-    if (block > 1) std::fill(record.begin() + static_cast<std::ptrdiff_t>(n), record.end(),
-                             static_cast<std::uint8_t>(record.size() - n - 1));
+    if (block > 1)
+      std::fill(record.begin() + static_cast<std::ptrdiff_t>(n), record.end(),
+                static_cast<std::uint8_t>(record.size() - n - 1));
     const int error = session.cipher(true, iv, record, dst, iv_out);
     secure_wipe(record.data(), record.size());
     len = r.out_len;
@@ -261,16 +261,16 @@ int run_srtp(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r
   return session.cipher(false, iv, in.data, dst, iv_out);
 }
 
-IoctlReply run_auth(ServerSession& session, const IoctlCall& call, const Plan& plan,
+IoctlReply run_auth(ServerSession& session, std::span<const std::uint8_t> bytes, const Plan& plan,
                     const AuthRequest& r) {
-  CryptAuthOp op = read_struct<CryptAuthOp>(call.in);
-  const AuthInput in = split_input(op, session, r, call.in.subspan(sizeof op));
+  CryptAuthOp op = read_struct<CryptAuthOp>(bytes);
+  const AuthInput in = split_input(op, session, r, bytes.subspan(sizeof op));
   Output out(plan.out_size());
   const std::span<std::uint8_t> head = out.take(sizeof op);  // the struct, filled in last
   const std::size_t iv_back = (op.flags & kFlagWriteIv) != 0 ? iv_length(op, session) : 0;
   std::uint8_t* iv_out = iv_back != 0 ? out.take(iv_back).data() : nullptr;
   const std::span<std::uint8_t> dst = out.take(r.out_len);
-  int error;
+  int error = EINVAL;
   std::lock_guard lock(session.mutex());
   session.hash_reset();
   switch (r.mode) {
@@ -313,7 +313,9 @@ IoctlReply handle_authcrypt(Client& client, const IoctlCall& call) {
         session = client.find(op.ses);
         return plan_auth(call.arg, op, session.get(), request);
       },
-      [&](const Plan& plan) { return run_auth(*session, call, plan, request); });
+      [&](const Plan& plan, std::span<const std::uint8_t> in) {
+        return run_auth(*session, in, plan, request);
+      });
 }
 
 }  // namespace cryptoaccel::devcrypto::rounds

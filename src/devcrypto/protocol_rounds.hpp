@@ -45,6 +45,11 @@ struct Plan {
     for (const ClientIov& v : out) n += v.len;
     return n;
   }
+  // Can the rounds of one ioctl carry it, or must the server reach the
+  // caller's memory itself?
+  bool fits_one_round() const {
+    return in_size() <= kMaxRoundBytes && out_size() <= kMaxRoundBytes;
+  }
   // A piece of zero bytes is not asked for at all.
   void read(std::uint64_t base, std::size_t len) {
     if (len != 0) in.push_back({base, len});
@@ -78,20 +83,40 @@ class Output {
   std::size_t at_ = 0;
 };
 
+// Reads a plan's input from the caller's memory: 0 or an errno.
+inline int read_input(const IoctlCall& call, const Plan& plan, std::vector<std::uint8_t>& in) {
+  if (call.memory == nullptr) return EMSGSIZE;
+  in.resize(plan.in_size());
+  return call.memory->read(plan.in, in);
+}
+
 // Rounds 1 to 3 of an ioctl whose struct points to buffers and which writes
-// the struct back. `plan_of` turns the struct into the plan; `run` does the
-// work with round 3's bytes.
+// the struct back. `plan_of` turns the struct into the plan (and may note
+// what it found, for `run`); `run(plan, in)` does the work with the plan's
+// input, the struct first, and answers with its output.
 template <class Op, class PlanOf, class Run>
 IoctlReply three_rounds(const IoctlCall& call, PlanOf plan_of, Run run) {
   if (call.in.empty() && call.out_size == 0) return retry({{call.arg, sizeof(Op)}}, {});
   if (call.in.size() < sizeof(Op)) return fail(EINVAL);
   const Plan plan = plan_of(read_struct<Op>(call.in));
   if (plan.error != 0) return fail(plan.error);
-  if (call.out_size == 0 && call.in.size() == sizeof(Op)) return retry(plan.in, plan.out);
+  if (call.out_size == 0 && call.in.size() == sizeof(Op)) {
+    if (plan.fits_one_round()) return retry(plan.in, plan.out);
+    // Too large for round 3: its work here, through the caller's memory.
+    std::vector<std::uint8_t> in;
+    if (const int error = read_input(call, plan, in); error != 0) return fail(error);
+    const Plan again = plan_of(read_struct<Op>(in));
+    if (again.error != 0) return fail(again.error);
+    if (again.in != plan.in || again.out != plan.out) return fail(EINVAL);  // changed meanwhile
+    IoctlReply reply = run(again, std::span<const std::uint8_t>(in));
+    if (reply.kind != IoctlReply::Kind::done) return reply;
+    if (const int error = call.memory->write(again.out, reply.out); error != 0) return fail(error);
+    return done();
+  }
   // Round 3: the struct was read again with the buffers. A client that
   // changed it in between asks for something else than what was fetched.
   if (call.in.size() != plan.in_size() || call.out_size != plan.out_size()) return fail(EINVAL);
-  return run(plan);
+  return run(plan, call.in);
 }
 
 // CIOCCRYPT's plan and work, shared with CIOCASYNCCRYPT (which writes the

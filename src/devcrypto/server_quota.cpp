@@ -2,11 +2,9 @@
 
 #include <malloc.h>
 
-
 namespace cryptoaccel::devcrypto {
 
-bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit,
-                       std::size_t n) noexcept {
+bool ServerQuota::take(std::atomic<std::size_t>& count, std::size_t limit, std::size_t n) noexcept {
   std::size_t now = count.load();
   do {
     if (now > limit || n > limit - now) return false;

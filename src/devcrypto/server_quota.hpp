@@ -31,7 +31,9 @@ class ServerQuota {
   // left, hands the free heap back to the system, which malloc keeps
   // otherwise (the RSS stayed at 21 MB after every file was closed).
   void return_sessions(std::size_t n) noexcept;
-  bool take_async_bytes(std::size_t n) noexcept { return take(async_bytes_, limits_.async_bytes, n); }
+  bool take_async_bytes(std::size_t n) noexcept {
+    return take(async_bytes_, limits_.async_bytes, n);
+  }
   void return_async_bytes(std::size_t n) noexcept { async_bytes_.fetch_sub(n); }
 
   std::size_t files() const noexcept { return files_.load(); }
@@ -42,8 +44,7 @@ class ServerQuota {
   static constexpr std::size_t kTrimAfter = 64;
 
  private:
-  static bool take(std::atomic<std::size_t>& count, std::size_t limit,
-                   std::size_t n = 1) noexcept;
+  static bool take(std::atomic<std::size_t>& count, std::size_t limit, std::size_t n = 1) noexcept;
 
   const QuotaLimits limits_;
   std::atomic<std::size_t> files_{0};

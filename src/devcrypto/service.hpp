@@ -11,10 +11,16 @@
 
 namespace cryptoaccel::devcrypto {
 
-// The largest data a request may carry (src, or AAD + src). The kernel
-// moves an ioctl's data to a CUSE server in one piece of at most 32 pages;
-// this leaves room for the struct, the IV and the output beside it.
-inline constexpr std::size_t kMaxData = 64 * 1024;
+// What one round of a CUSE ioctl moves each way: the kernel refuses retry
+// pieces over 32 pages in all (fuse_verify_ioctl_iov against fc->max_pages,
+// which CUSE leaves at FUSE_DEFAULT_MAX_PAGES_PER_REQ). Larger requests are
+// served through the caller's memory (client_memory.hpp).
+inline constexpr std::size_t kMaxRoundBytes = 32 * 4096;
+
+// The largest data a request may carry (src, or AAD + src). cryptodev-linux
+// has no bound; this one keeps what a request holds in the server (its
+// input and output, on each of at most --threads workers) to a few MiB.
+inline constexpr std::size_t kMaxData = 1024 * 1024;
 
 struct ServiceOptions {
   std::string driver;             // pin every session to this driver; empty: dispatch

@@ -3,9 +3,13 @@
 // retry asks for, and copies the final answer to the declared output
 // buffers. Memory is read and written with process_vm_readv/writev on our
 // own process, so a pointer or length beyond mapped memory gives EFAULT, as
-// the kernel's copy would.
+// the kernel's copy would. Retry pieces above 32 pages each way fail with
+// ENOMEM, as the kernel's fuse_verify_ioctl_iov does. The server reaches
+// the caller's memory as the CUSE server does (CallerMemory on our own
+// thread), or not at all when `memory` is false (an unprivileged server).
 #pragma once
 
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -34,8 +38,10 @@ inline bool copy_to_client(const devcrypto::ClientIov& v, const std::uint8_t* fr
 }
 
 inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypto::Client& client,
-                                     unsigned long cmd, void* arg, std::uint32_t caller = 1) {
+                                     unsigned long cmd, void* arg, std::uint32_t caller = 1,
+                                     bool memory = true) {
   SimulatedIoctl run;
+  devcrypto::CallerMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
   std::vector<std::uint8_t> in;
   std::vector<devcrypto::ClientIov> out_iov;
   std::size_t out_size = 0;
@@ -44,15 +50,21 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
                                     .arg = reinterpret_cast<std::uintptr_t>(arg),
                                     .in = in,
                                     .out_size = out_size,
-                                    .caller = caller};
+                                    .caller = caller,
+                                    .memory = memory ? &own : nullptr};
     const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
     switch (r.kind) {
       case devcrypto::IoctlReply::Kind::error:
         run.result = -r.error;
         return run;
       case devcrypto::IoctlReply::Kind::retry: {
-        std::size_t total = 0;
+        std::size_t total = 0, total_out = 0;
         for (const auto& v : r.in_iov) total += v.len;
+        for (const auto& v : r.out_iov) total_out += v.len;
+        if (total > 32 * 4096 || total_out > 32 * 4096) {
+          run.result = -ENOMEM;
+          return run;
+        }
         in.assign(total, 0);
         std::size_t at = 0;
         for (const auto& v : r.in_iov) {

@@ -12,6 +12,7 @@
 
 #include "abi/cryptodev.hpp"
 #include "devcrypto/protocol.hpp"
+#include "devcrypto_fixture.hpp"
 #include "devcrypto_kernel_sim.hpp"
 #include "test_util.hpp"
 
@@ -45,21 +46,11 @@ ByteVector openssl_hmac_sha1(const ByteVector& key, const ByteVector& a, const B
   return mac;
 }
 
-class DevcryptoModes : public testing::Test {
+class DevcryptoModes : public DevcryptoServerTest {
  protected:
-  static void SetUpTestSuite() {
-    framework_ = std::make_unique<Framework>(FrameworkOptions{.excluded_families = {"cryptodev"}});
-  }
-  static void TearDownTestSuite() { framework_.reset(); }
-
-  devcrypto::Service service_{*framework_, {.driver = "soft", .max_sessions = 8}};
-  devcrypto::ServerQuota quota_{{.open_files = 16, .sessions = 4096}};
-  devcrypto::Client client_{quota_, 5000};
-
   int ioctl(unsigned long cmd, void* arg, std::uint32_t caller = 1) {
     return simulate_ioctl(service_, client_, cmd, arg, caller).result;
   }
-  static std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
   std::uint32_t open(std::uint32_t cipher, const ByteVector& key, std::uint32_t mac,
                      const ByteVector& mac_key) {
@@ -73,11 +64,7 @@ class DevcryptoModes : public testing::Test {
     EXPECT_EQ(ioctl(kCiocGSession, &op), 0);
     return op.ses;
   }
-
-  static std::unique_ptr<Framework> framework_;
 };
-
-std::unique_ptr<Framework> DevcryptoModes::framework_;
 
 const ByteVector kAesKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
 const ByteVector kIv = hex("000102030405060708090a0b0c0d0e0f");
@@ -274,7 +261,7 @@ TEST_F(DevcryptoModes, AsynchronousRequestsAreFetchedInOrderWithTheirResults) {
   bad_session.ses = 1;
   EXPECT_EQ(ioctl(kCiocAsyncCrypt, &bad_session), -EINVAL) << "refused at once";
   CryptOp too_long = a;
-  too_long.len = 128 * 1024;
+  too_long.len = (1u << 20) + 16;
   EXPECT_EQ(ioctl(kCiocAsyncCrypt, &too_long), -EMSGSIZE) << "refused at once, not queued";
   CryptOp no_zc = a;
   no_zc.flags = kFlagNoZeroCopy;

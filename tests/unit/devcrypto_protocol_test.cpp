@@ -241,9 +241,9 @@ TEST_F(DevcryptoProtocol, BadRequestsGetCryptodevLinuxErrno) {
   EXPECT_EQ(ioctl(kCiocCrypt, &bad_op), -EINVAL) << "neither encrypt nor decrypt";
   CryptOp null_src{.ses = ses, .op = kEncrypt, .len = 16};
   EXPECT_EQ(ioctl(kCiocCrypt, &null_src), -EINVAL) << "a null buffer with a length, as the module";
-  CryptOp too_long{.ses = ses, .op = kEncrypt, .len = 1u << 20};
+  CryptOp too_long{.ses = ses, .op = kEncrypt, .len = (1u << 20) + 16};
   too_long.src = too_long.dst = address(buffer.data());
-  EXPECT_EQ(ioctl(kCiocCrypt, &too_long), -EMSGSIZE) << "above the server's 64 KiB";
+  EXPECT_EQ(ioctl(kCiocCrypt, &too_long), -EMSGSIZE) << "above the server's 1 MiB";
 
   int dummy = 0;
   EXPECT_EQ(ioctl(0xc0046399UL, &dummy), -EINVAL) << "unknown ioctl number";

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cryptodev_abi.h"
@@ -222,6 +223,37 @@ static void asyncs(void) {
   call(CIOCFSESSION, (void *)&cbc);
 }
 
+/* Requests beyond one round of a CUSE ioctl (32 pages each way), which the
+ * server serves through the caller's memory, up to its bound of 1 MiB. */
+static void large(void) {
+  const size_t mib = 1u << 20, big = 256 * 1024;
+  uint8_t *in = mmap(NULL, mib + 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint8_t *to = mmap(NULL, mib + 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (in == MAP_FAILED || to == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  const uint32_t cbc = session(CRYPTO_AES_CBC, 16, 0, 0);
+  const uint32_t gcm = session(CRYPTO_AES_GCM, 16, 0, 0);
+  report("large.crypt-256-KiB", run_crypt(cbc, COP_ENCRYPT, 0, big, in, to, NULL, iv));
+  report("large.crypt-1-MiB", run_crypt(cbc, COP_ENCRYPT, 0, mib, in, to, NULL, iv));
+  report("large.crypt-over-1-MiB", run_crypt(cbc, COP_ENCRYPT, 0, mib + 16, in, to, NULL, iv));
+  report("large.gcm-256-KiB", run_authcrypt(gcm, COP_ENCRYPT, 0, big, 16, auth, in, to, NULL, 0, iv));
+  struct crypt_op c = {.ses = cbc, .op = COP_ENCRYPT, .len = big, .src = in, .dst = to, .iv = iv};
+  report("large.async-256-KiB-submit", call(CIOCASYNCCRYPT, &c));
+  nanosleep(&(struct timespec){0, 100000000}, NULL);  /* the module's workqueue */
+  struct crypt_op fetched;
+  report("large.async-256-KiB-fetch", call(CIOCASYNCFETCH, &fetched));
+  mprotect(to, mib + 16, PROT_READ);
+  report("large.crypt-dst-read-only", run_crypt(cbc, COP_ENCRYPT, 0, big, in, to, NULL, iv));
+  munmap(in + big / 2, big / 2);
+  report("large.crypt-src-half-unmapped", run_crypt(cbc, COP_ENCRYPT, 0, big, in, in, NULL, iv));
+  call(CIOCFSESSION, (void *)&cbc);
+  call(CIOCFSESSION, (void *)&gcm);
+  munmap(in, big / 2);
+  munmap(to, mib + 16);
+}
+
 static void crioget(void) {
   uint32_t clone = 0;
   const int result = call(CRIOGET, &clone);
@@ -251,6 +283,7 @@ int main(int argc, char **argv) {
   crypts();
   authcrypts();
   asyncs();
+  large();
   crioget();
   close(fd);
   return 0;
