@@ -23,7 +23,7 @@ namespace {
 // Set by `cryptoaccel devcrypto` in its own environment (see docs/devcrypto.md).
 constexpr const char* kServerMark = "CRYPTOACCEL_DEVCRYPTO_SERVER";
 
-Capability capability_for(const Algorithm& a) {
+Capability capability_for(const Algorithm& a, const Implementation& implementation) {
   Capability c{.algorithm = a.id,
                .key_sizes = a.key_size,
                .iv_sizes = a.iv_sizes,
@@ -44,8 +44,9 @@ Capability capability_for(const Algorithm& a) {
       // cryptodev-linux refuses (EINVAL) a length that is not a multiple of
       // the kernel cipher's block size; xts(aes) has a 16-byte block, so the
       // ciphertext stealing OpenSSL and the kernel do for other lengths is
-      // not reachable through the module.
-      if (a.mode == CipherMode::xts) c.input_multiple = a.block_size;
+      // not reachable through the module. The probe asked the device.
+      if (a.mode == CipherMode::xts && !implementation.partial_blocks)
+        c.input_multiple = a.block_size;
       break;
   }
   return c;
@@ -127,7 +128,7 @@ DriverProbe probe_cryptodev_driver() {
     if (!implementation) continue;
     auto& entry = instances[implementation->driver];
     entry.first = *implementation;
-    entry.second.push_back(capability_for(a));
+    entry.second.push_back(capability_for(a, *implementation));
   }
   for (auto& [name, entry] : instances)
     probe.drivers.push_back(

@@ -49,6 +49,13 @@ std::optional<Implementation> find_implementation(const std::shared_ptr<Device>&
   if (found.driver.empty()) return std::nullopt;
   found.kind = kind_of(found.driver, found.hardware_flag);
   found.our_server = found.driver.starts_with(kServerDriverPrefix);
+  if (algorithm.kind == AlgorithmKind::cipher && algorithm.mode == CipherMode::xts) {
+    std::uint8_t data[17] = {}, iv[16] = {};
+    CryptOp op{.ses = session.id(), .op = kEncrypt, .len = sizeof data};
+    op.src = op.dst = address(data);
+    op.iv = address(iv);
+    found.partial_blocks = device_ioctl(*device, kCiocCrypt, &op) == 0;
+  }
   return found;
 }
 

@@ -21,10 +21,15 @@ struct Implementation {
   DriverKind kind = DriverKind::software;
   bool hardware_flag = false;  // SIOP_FLAG_KERNEL_DRIVER_ONLY was set
   bool our_server = false;
+  // XTS only: the device served a length that is not a whole number of
+  // blocks (ciphertext stealing). cryptodev-linux refuses those (EINVAL);
+  // our server serves them.
+  bool partial_blocks = false;
 };
 
 // Opens a session for `algorithm` with a throw-away key and asks what serves
-// it; null when the device refuses the algorithm.
+// it; null when the device refuses the algorithm. For XTS it also asks the
+// device to encrypt 17 bytes, to learn whether it takes partial blocks.
 std::optional<Implementation> find_implementation(const std::shared_ptr<Device>& device,
                                                   const Algorithm& algorithm);
 
