@@ -98,6 +98,33 @@ static void bad_ioctls(void) {
   still_serving("bad ioctls");
 }
 
+/* Requests beyond one CUSE round, which the server serves through the
+ * caller's memory, with bad buffers: EFAULT, as the kernel's copy gives.
+ * (The module mishandles these: it corrupts the caller's page tables.) */
+static void bad_large_buffers(void) {
+  const size_t big = 256 * 1024;
+  int fd = open_device();
+  uint32_t ses;
+  CHECK(new_session(fd, &ses) == 0, "session: %s", strerror(errno));
+  unsigned char iv[16] = {0};
+  unsigned char *in = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  unsigned char *to = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  struct crypt_op c = {.ses = ses, .op = COP_ENCRYPT, .len = (uint32_t)big};
+  c.src = in, c.dst = to, c.iv = iv;
+  CHECK(ioctl(fd, CIOCCRYPT, &c) < 0 && errno == EFAULT, "256 KiB to a read-only dst: %s",
+        strerror(errno));
+  munmap(in + big / 2, big / 2);
+  c.dst = in;
+  CHECK(ioctl(fd, CIOCCRYPT, &c) < 0 && errno == EFAULT, "256 KiB from a half-unmapped src: %s",
+        strerror(errno));
+  CHECK(round_trip(fd, ses, 200 * 1024) == 0, "a 200 KiB round trip on the same session");
+  munmap(in, big / 2);
+  munmap(to, big);
+  close(fd);
+  printf("ok bad buffers beyond a CUSE round: EFAULT, EFAULT\n");
+  still_serving("bad buffers beyond a round");
+}
+
 static void concurrent_clients(int clients, int rounds) {
   pid_t pids[16];
   for (int c = 0; c < clients; c++) {
@@ -165,6 +192,7 @@ int main(int argc, char **argv) {
   device = argc > 1 ? argv[1] : "/dev/crypto";
   signal(SIGPIPE, SIG_IGN);
   bad_ioctls();
+  bad_large_buffers();
   concurrent_clients(6, 25);
   killed_client();
   session_bound();
