@@ -14,31 +14,25 @@
 
 namespace cryptoaccel::devcrypto {
 
-class ClientMemory {
- public:
-  virtual ~ClientMemory() = default;
-  // Copies the pieces, in order, into `bytes` (exactly their total size).
-  // 0; EFAULT when a piece is not the client's readable memory; EMSGSIZE
-  // when the server may not reach the client's memory at all (the request
-  // is then too large for this server, as without direct access).
-  virtual int read(std::span<const ClientIov> pieces, std::span<std::uint8_t> bytes) = 0;
-  // Copies `bytes` to the pieces, in order; errors as read(). A fault part
-  // way leaves what came before it written, as the kernel's copy does.
-  virtual int write(std::span<const ClientIov> pieces, std::span<const std::uint8_t> bytes) = 0;
-};
-
 // process_vm_readv/writev on the thread that made the ioctl (its tid from
 // the request's header, in the server's pid namespace). That thread cannot
 // go away meanwhile: once the server has read a FUSE request, the caller
 // waits for the answer uninterruptibly, SIGKILL included (the kernel's
 // request_wait_answer), so its tid is not reused and an execve() by another
 // thread waits for it. The kernel checks the server's right to the memory
-// as for ptrace: root may; an unprivileged server gets EMSGSIZE.
-class CallerMemory final : public ClientMemory {
+// as for ptrace: root may; an unprivileged server gets EMSGSIZE. (The unit
+// tests use it on their own thread.)
+class CallerMemory {
  public:
   explicit CallerMemory(pid_t tid) : tid_(tid) {}
-  int read(std::span<const ClientIov> pieces, std::span<std::uint8_t> bytes) override;
-  int write(std::span<const ClientIov> pieces, std::span<const std::uint8_t> bytes) override;
+  // Copies the pieces, in order, into `bytes` (exactly their total size).
+  // 0; EFAULT when a piece is not the client's readable memory; EMSGSIZE
+  // when the server may not reach the client's memory at all (the request
+  // is then too large for this server, as without direct access).
+  int read(std::span<const ClientIov> pieces, std::span<std::uint8_t> bytes);
+  // Copies `bytes` to the pieces, in order; errors as read(). A fault part
+  // way leaves what came before it written, as the kernel's copy does.
+  int write(std::span<const ClientIov> pieces, std::span<const std::uint8_t> bytes);
 
  private:
   pid_t tid_;

@@ -42,7 +42,7 @@ struct IoctlCall {
   std::span<const std::uint8_t> in;  // the bytes of the in_iov asked for, concatenated
   std::size_t out_size = 0;          // the bytes the out_iov asked for
   std::uint32_t caller = 0;          // the client's thread (its tid), which all rounds share
-  ClientMemory* memory = nullptr;    // the caller's memory; null: requests fit a round or fail
+  CallerMemory* memory = nullptr;    // the caller's memory; null: requests fit a round or fail
 };
 
 struct IoctlReply {
