@@ -17,7 +17,7 @@
 #include <fstream>
 #include <vector>
 
-#include "drivers/afalg/socket.hpp"
+#include "kernel/af_alg_socket.hpp"
 #include "raw_source.hpp"
 
 namespace cryptoaccel::rng {
@@ -52,7 +52,7 @@ unsigned seed_size(std::string_view algorithm) {
 }
 
 // A transform socket of type "rng" bound to `algorithm`; negative errno in `error`.
-afalg::Fd bind_rng(std::string_view algorithm, int& error) {
+kernel::Fd bind_rng(std::string_view algorithm, int& error) {
   sockaddr_alg address{};
   address.salg_family = AF_ALG;
   std::memcpy(address.salg_type, "rng", 4);
@@ -61,7 +61,7 @@ afalg::Fd bind_rng(std::string_view algorithm, int& error) {
     return {};
   }
   std::memcpy(address.salg_name, algorithm.data(), algorithm.size());
-  afalg::Fd fd(::socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  kernel::Fd fd(::socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!fd.valid() ||
       ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
     error = -errno;
@@ -73,7 +73,7 @@ afalg::Fd bind_rng(std::string_view algorithm, int& error) {
 
 class AfAlgRngSource final : public RawSource {
  public:
-  AfAlgRngSource(afalg::Fd transform, afalg::Fd operation, std::string name)
+  AfAlgRngSource(kernel::Fd transform, kernel::Fd operation, std::string name)
       : transform_(std::move(transform)),
         operation_(std::move(operation)),
         name_(std::move(name)) {}
@@ -94,8 +94,8 @@ class AfAlgRngSource final : public RawSource {
   }
 
  private:
-  afalg::Fd transform_;  // keeps the keyed (seeded) rng alive
-  afalg::Fd operation_;
+  kernel::Fd transform_;  // keeps the keyed (seeded) rng alive
+  kernel::Fd operation_;
   std::string name_;
 };
 
@@ -117,7 +117,7 @@ RandomSourceInfo probe_afalg(std::string_view algorithm) {
       .description = "the kernel's rng '" + std::string(algorithm) + "' through AF_ALG (algif_rng)",
       .entropy_per_sample = kClaimedEntropyPerByte};
   int error = 0;
-  const afalg::Fd fd = bind_rng(algorithm, error);
+  const kernel::Fd fd = bind_rng(algorithm, error);
   info.available = fd.valid();
   if (!info.available) info.detail = unavailable_reason(algorithm, error);
   return info;
@@ -126,18 +126,18 @@ RandomSourceInfo probe_afalg(std::string_view algorithm) {
 std::unique_ptr<RawSource> open_afalg(std::string_view algorithm) {
   const std::string name = "afalg:" + std::string(algorithm);
   int error = 0;
-  afalg::Fd transform = bind_rng(algorithm, error);
+  kernel::Fd transform = bind_rng(algorithm, error);
   if (!transform.valid()) throw Unsupported(name + ": " + unavailable_reason(algorithm, error));
   const unsigned size = seed_size(algorithm);
   std::vector<std::uint8_t> seed(size ? size : 32);
   if (::getrandom(seed.data(), seed.size(), 0) != static_cast<ssize_t>(seed.size()))
     throw DriverFailure(name + ": getrandom for the seed: " + system_error_text(errno));
-  const int e = afalg::set_key(transform, seed);
+  const int e = kernel::set_key(transform, seed);
   OPENSSL_cleanse(seed.data(), seed.size());  // for ansi_cprng it is the key
   if (e != 0)
     throw DriverFailure(name + ": seeding (setkey, " + std::to_string(seed.size()) +
                         " bytes): " + system_error_text(-e));
-  afalg::Fd operation = afalg::accept_operation(transform, error);
+  kernel::Fd operation = kernel::accept_operation(transform, error);
   if (!operation.valid()) throw DriverFailure(name + ": accept: " + system_error_text(-error));
   return std::make_unique<AfAlgRngSource>(std::move(transform), std::move(operation), name);
 }

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "drivers/afalg/socket.hpp"
+#include "kernel/af_alg_socket.hpp"
 #include "raw_source.hpp"
 
 namespace cryptoaccel::rng {
@@ -13,13 +13,13 @@ class FdSource final : public RawSource {
  public:
   // `ends`: whether the end of the data is normal (files, stdin) or a
   // failure (devices, which never end).
-  FdSource(afalg::Fd fd, std::string name, bool ends)
+  FdSource(kernel::Fd fd, std::string name, bool ends)
       : fd_(std::move(fd)), name_(std::move(name)), ends_(ends) {}
 
   std::size_t read(std::span<std::uint8_t> out) override;
 
  private:
-  afalg::Fd fd_;
+  kernel::Fd fd_;
   std::string name_;
   bool ends_;
 };

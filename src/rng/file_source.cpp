@@ -22,12 +22,12 @@ std::unique_ptr<RawSource> open_file(std::string_view path) {
   if (path.empty()) throw InvalidArgument("file source: empty path (want file:PATH)");
   if (path == "-") {
     // A duplicate, so that closing the source leaves stdin open.
-    afalg::Fd fd(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0));
+    kernel::Fd fd(::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0));
     if (!fd.valid()) throw DriverFailure("stdin: " + system_error_text(errno));
     return std::make_unique<FdSource>(std::move(fd), "stdin", true);
   }
   const std::string p(path);
-  afalg::Fd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+  kernel::Fd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) throw DriverFailure("file:" + p + ": " + system_error_text(errno));
   return std::make_unique<FdSource>(std::move(fd), "file:" + p, true);
 }

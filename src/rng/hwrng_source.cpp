@@ -49,7 +49,7 @@ RandomSourceInfo probe_hwrng() {
 std::unique_ptr<RawSource> open_hwrng() {
   const RandomSourceInfo info = probe_hwrng();
   if (!info.available) throw Unsupported("hwrng: " + info.detail);
-  afalg::Fd fd(::open(kDevice, O_RDONLY | O_CLOEXEC));
+  kernel::Fd fd(::open(kDevice, O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) throw DriverFailure(std::string(kDevice) + ": " + system_error_text(errno));
   return std::make_unique<FdSource>(std::move(fd), "hwrng", false);
 }

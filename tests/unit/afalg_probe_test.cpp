@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "cryptoaccel/cryptoaccel.hpp"
-#include "drivers/afalg/driver_kind.hpp"
-#include "drivers/afalg/kernel_names.hpp"
-#include "drivers/afalg/proc_crypto.hpp"
+#include "kernel/accelerators.hpp"
+#include "kernel/crypto_names.hpp"
+#include "kernel/proc_crypto.hpp"
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 namespace {
 
 // The shape of /proc/crypto on Linux 6.1 (abridged).
@@ -133,4 +133,4 @@ TEST(AfalgDriver, AbsentKernelSupportIsReportedNotFatal) {
 }
 
 }  // namespace
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

@@ -7,12 +7,9 @@
 #include <set>
 
 #include "cryptoaccel/driver/driver.hpp"
-#include "driver_kind.hpp"
+#include "kernel_layer.hpp"
 #include "in_flight.hpp"
-#include "kernel_names.hpp"
-#include "proc_crypto.hpp"
 #include "sessions.hpp"
-#include "socket.hpp"
 
 namespace cryptoaccel {
 namespace afalg {

@@ -12,7 +12,7 @@
 
 #include "aio.hpp"
 #include "cryptoaccel/request.hpp"
-#include "socket.hpp"
+#include "kernel_layer.hpp"
 
 namespace cryptoaccel::afalg {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cryptoaccel/error.hpp"
-#include "socket.hpp"
+#include "kernel_layer.hpp"
 
 namespace cryptoaccel::afalg {
 

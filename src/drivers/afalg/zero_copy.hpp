@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <span>
 
-#include "socket.hpp"
+#include "kernel_layer.hpp"
 
 namespace cryptoaccel::afalg {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cryptoaccel/session.hpp"
-#include "drivers/kernel_accelerators.hpp"
+#include "kernel/accelerators.hpp"
 
 namespace cryptoaccel::cryptodev {
 namespace {
@@ -26,7 +26,7 @@ std::vector<std::uint8_t> probe_key(const Algorithm& a) {
 }  // namespace
 
 DriverKind kind_of(std::string_view driver, bool hardware_flag) noexcept {
-  return hardware_flag || is_kernel_accelerator(driver) ? DriverKind::hardware
+  return hardware_flag || kernel::is_kernel_accelerator(driver) ? DriverKind::hardware
                                                         : DriverKind::software;
 }
 

@@ -8,7 +8,7 @@
 
 #include "cryptoaccel/algorithm.hpp"
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 
 enum class SocketType { skcipher, aead, hash };
 
@@ -23,4 +23,4 @@ std::optional<KernelName> kernel_name(AlgorithmId id) noexcept;
 
 std::string_view to_string(SocketType type) noexcept;
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

@@ -1,4 +1,4 @@
-#include "socket.hpp"
+#include "af_alg_socket.hpp"
 
 #include <linux/if_alg.h>
 #include <sys/socket.h>
@@ -12,7 +12,7 @@
 #define SOL_ALG 279
 #endif
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 
 Fd& Fd::operator=(Fd&& other) noexcept {
   if (this != &other) {
@@ -192,4 +192,4 @@ ErrorCode status_from_errno(int negative_errno) noexcept {
   }
 }
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

@@ -7,10 +7,17 @@
 
 #include <string_view>
 
-namespace cryptoaccel {
+#include "cryptoaccel/driver/driver.hpp"
+#include "proc_crypto.hpp"
+
+namespace cryptoaccel::kernel {
 
 // Does a kernel module or driver name ('-' read as '_') start with the name
 // of a known accelerator driver? docs/drivers/afalg.md lists them.
 bool is_kernel_accelerator(std::string_view name) noexcept;
 
-}  // namespace cryptoaccel
+// Hardware when the implementation's module, or failing that its driver
+// name, belongs to a known accelerator driver.
+DriverKind kind_of(const KernelImplementation& implementation) noexcept;
+
+}  // namespace cryptoaccel::kernel

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <fstream>
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 namespace {
 
 std::string trim(std::string_view s) {
@@ -82,4 +82,4 @@ std::vector<KernelImplementation> read_proc_crypto() {
   return parse_proc_crypto(in);
 }
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

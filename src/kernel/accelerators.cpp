@@ -1,8 +1,8 @@
-#include "kernel_accelerators.hpp"
+#include "accelerators.hpp"
 
 #include <array>
 
-namespace cryptoaccel {
+namespace cryptoaccel::kernel {
 namespace {
 
 constexpr std::array<std::string_view, 28> kAccelerators{{
@@ -26,4 +26,9 @@ bool is_kernel_accelerator(std::string_view name) noexcept {
   return false;
 }
 
-}  // namespace cryptoaccel
+DriverKind kind_of(const KernelImplementation& k) noexcept {
+  return is_kernel_accelerator(k.module) || is_kernel_accelerator(k.driver) ? DriverKind::hardware
+                                                                            : DriverKind::software;
+}
+
+}  // namespace cryptoaccel::kernel

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 
 struct KernelImplementation {
   std::string name;    // generic name: what AF_ALG binds to for "the best"
@@ -29,4 +29,4 @@ std::vector<KernelImplementation> parse_proc_crypto(std::istream& in);
 // Reads /proc/crypto; empty when it cannot be read.
 std::vector<KernelImplementation> read_proc_crypto();
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

@@ -1,6 +1,6 @@
-#include "kernel_names.hpp"
+#include "crypto_names.hpp"
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 
 std::optional<KernelName> kernel_name(AlgorithmId id) noexcept {
   using A = AlgorithmId;
@@ -79,4 +79,4 @@ std::string_view to_string(SocketType type) noexcept {
   return "?";
 }
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel

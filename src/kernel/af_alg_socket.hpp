@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "cryptoaccel/error.hpp"
-#include "kernel_names.hpp"
+#include "crypto_names.hpp"
 
-namespace cryptoaccel::afalg {
+namespace cryptoaccel::kernel {
 
 // An owned file descriptor.
 class Fd {
@@ -57,4 +57,4 @@ int receive(const Fd& operation, std::span<const iovec> iov) noexcept;
 // What a request's failure means for its status.
 ErrorCode status_from_errno(int negative_errno) noexcept;
 
-}  // namespace cryptoaccel::afalg
+}  // namespace cryptoaccel::kernel
