@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/driver/secret_bytes.hpp"
 #include "cryptoaccel/framework.hpp"
 #include "cryptoaccel/request.hpp"
 
@@ -148,11 +149,5 @@ class MacSession : public DigestSession {
  public:
   MacSession(std::string_view algorithm, Bytes key, const SessionOptions& options = {});
 };
-
-// Overwrites `size` bytes at `data` in a way the compiler may not remove.
-void secure_wipe(void* data, std::size_t size) noexcept;
-
-// Compares in time that depends only on the length.
-bool constant_time_equal(Bytes a, Bytes b) noexcept;
 
 }  // namespace cryptoaccel

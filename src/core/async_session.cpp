@@ -100,7 +100,7 @@ struct AsyncSession::Impl {
       : algorithm(algorithm_or_throw(name)),
         options(o),
         framework(o.framework ? *o.framework : Framework::global()),
-        key(key_bytes.begin(), key_bytes.end()),
+        key(key_bytes),
         bounce(o.timeout.count() > 0 || o.verify_every > 0) {
     if (o.workers == 0 || o.workers > 64)
       throw InvalidArgument("AsyncOptions::workers must be 1 to 64, not " +
@@ -124,13 +124,12 @@ struct AsyncSession::Impl {
     if (watchdog.joinable()) watchdog.join();
     for (auto& w : workers)
       if (w->thread.joinable()) w->thread.join();
-    secure_wipe(key.data(), key.size());
   }
 
   void start_worker() {
     auto w = std::make_unique<Worker>();
     w->core = std::make_unique<detail::SessionCore>(
-        algorithm, key, SessionOptions{.framework = &framework, .driver = options.driver});
+        algorithm, key.span(), SessionOptions{.framework = &framework, .driver = options.driver});
     Worker* raw = w.get();
     workers.push_back(std::move(w));
     raw->thread = std::thread([this, raw] { work(*raw); });
@@ -232,7 +231,7 @@ struct AsyncSession::Impl {
     try {
       if (!w.soft)
         w.soft = std::make_unique<detail::SessionCore>(
-            algorithm, key, SessionOptions{.framework = &framework, .driver = "soft"});
+            algorithm, key.span(), SessionOptions{.framework = &framework, .driver = "soft"});
       Bounce check;
       check.take(result);
       // The tag of an open is an input: the caller's, unchanged in result.
@@ -372,7 +371,7 @@ struct AsyncSession::Impl {
   const Algorithm& algorithm;
   const AsyncOptions options;
   Framework& framework;
-  ByteVector key;  // wiped in the destructor
+  SecretBytes key;
   const bool bounce;
   detail::RegisteredDriver* soft_driver = nullptr;
   detail::RegisteredDriver* pinned = nullptr;

@@ -15,7 +15,6 @@
 #include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/session.hpp"
 #include "framework_impl.hpp"
-#include "secure_buffer.hpp"
 
 namespace cryptoaccel {
 namespace {
@@ -73,7 +72,7 @@ std::optional<Measurement> measure(detail::RegisteredDriver& d, const Algorithm&
   const std::size_t key_size =
       a.kind == AlgorithmKind::mac ? pick(c.key_sizes, 16) : pick(c.key_sizes, a.key_size.min);
   ByteVector random_key = random_bytes(key_size);
-  const detail::SecureBuffer key(random_key);  // wiped however this returns
+  const SecretBytes key(random_key);  // wiped however this returns
   secure_wipe(random_key.data(), random_key.size());
   std::unique_ptr<DriverSession> session;
   try {

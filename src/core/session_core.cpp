@@ -47,7 +47,7 @@ SessionCore::SessionCore(const Algorithm& algorithm, Bytes key, const SessionOpt
           "driver '" + options.driver + "' takes " + std::string(algorithm.name) + " keys of " +
           sizes(capability->key_sizes) + " bytes, not " + std::to_string(key.size()));
   }
-  key_ = SecureBuffer(key);
+  key_.assign(key);
   slots_.resize(framework_.registry.drivers().size());
 }
 

@@ -10,7 +10,6 @@
 
 #include "cryptoaccel/session.hpp"
 #include "framework_impl.hpp"
-#include "secure_buffer.hpp"
 
 namespace cryptoaccel::detail {
 
@@ -127,7 +126,7 @@ class SessionCore {
 
   Framework::Impl& framework_;
   const Algorithm& algorithm_;
-  SecureBuffer key_;
+  SecretBytes key_;
   RegisteredDriver* pinned_ = nullptr;
   std::vector<Slot> slots_;  // indexed by RegisteredDriver::index
   RegisteredDriver* last_ = nullptr;

@@ -78,7 +78,7 @@ class AeadMessage {
   ProviderContext* pc_;
   const Algorithm& alg_;
   std::optional<AeadSession> session_;
-  KeyCopy key_;
+  SecretBytes key_;  // so that dupctx and a re-init with the same key need not ask OpenSSL again
   bool encrypt_ = true;
   std::array<std::uint8_t, 128> nonce_{};
   std::size_t nonce_len_ = 0;

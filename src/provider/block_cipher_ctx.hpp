@@ -106,7 +106,7 @@ class BlockCipherCtx {
   const Algorithm& alg_;
   std::optional<CipherSession> session_;
   CipherCtxPtr openssl_xts_;  // an XTS key with equal halves, to decrypt
-  KeyCopy key_;
+  SecretBytes key_;  // so that dupctx and a re-init with the same key need not ask OpenSSL again
   bool encrypt_ = true;
   bool padding_ = true;
   bool started_ = false;

@@ -19,40 +19,6 @@
 
 namespace cryptoaccel::provider {
 
-// A key held by a context, so that dupctx and a re-init with the same key
-// need not ask OpenSSL again. Wiped on every change and at the end.
-class KeyCopy {
- public:
-  KeyCopy() = default;
-  KeyCopy(const KeyCopy& other) { assign(other.span()); }
-  KeyCopy& operator=(const KeyCopy& other) {
-    if (this != &other) assign(other.span());
-    return *this;
-  }
-  ~KeyCopy() { clear(); }
-
-  void assign(std::span<const std::uint8_t> key) {
-    clear();
-    if (key.size() > bytes_.size()) throw InvalidKeyLength("key longer than 64 bytes");
-    std::memcpy(bytes_.data(), key.data(), key.size());
-    size_ = key.size();
-  }
-  void clear() noexcept {
-    secure_wipe(bytes_.data(), bytes_.size());
-    size_ = 0;
-  }
-  // Constant time in the key's contents.
-  bool equals(std::span<const std::uint8_t> key) const noexcept {
-    return key.size() == size_ && constant_time_equal(key, span());
-  }
-  std::span<const std::uint8_t> span() const noexcept { return {bytes_.data(), size_}; }
-  bool empty() const noexcept { return size_ == 0; }
-
- private:
-  std::array<std::uint8_t, 64> bytes_{};
-  std::size_t size_ = 0;
-};
-
 // EVP_CIPH_*_MODE values and the constant parameters of `a`.
 unsigned openssl_mode(const Algorithm& a) noexcept;
 std::size_t openssl_block_size(const Algorithm& a) noexcept;

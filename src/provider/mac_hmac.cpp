@@ -38,26 +38,6 @@ struct MacCtxFree {
 };
 using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 
-// Secret bytes of any length (HMAC keys), wiped when replaced or released.
-class SecretBytes {
- public:
-  SecretBytes() = default;
-  SecretBytes(const SecretBytes&) = default;
-  SecretBytes& operator=(const SecretBytes&) = delete;
-  ~SecretBytes() { wipe(); }
-  void assign(Bytes bytes) {
-    wipe();
-    bytes_.assign(bytes.begin(), bytes.end());
-  }
-  Bytes span() const noexcept { return bytes_; }
-
- private:
-  void wipe() noexcept {
-    if (!bytes_.empty()) secure_wipe(bytes_.data(), bytes_.size());
-  }
-  std::vector<std::uint8_t> bytes_;
-};
-
 // The HMAC context keeps OpenSSL's contract (hmac_prov.c over HMAC_CTX): a
 // "digest" parameter only selects the digest; a key (parameter or init)
 // keys the HMAC with the selected digest; a NULL key restarts the HMAC

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/driver/secret_bytes.hpp"
 #include "cryptoaccel/error.hpp"
 #include "cryptoaccel/request.hpp"
 

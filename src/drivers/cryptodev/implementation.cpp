@@ -27,7 +27,7 @@ std::vector<std::uint8_t> probe_key(const Algorithm& a) {
 
 DriverKind kind_of(std::string_view driver, bool hardware_flag) noexcept {
   return hardware_flag || kernel::is_kernel_accelerator(driver) ? DriverKind::hardware
-                                                        : DriverKind::software;
+                                                                : DriverKind::software;
 }
 
 std::optional<Implementation> find_implementation(const std::shared_ptr<Device>& device,

@@ -10,20 +10,15 @@ namespace cryptoaccel::cryptodev {
 
 LanedSession::LanedSession(const std::string& path, const Algorithm& algorithm,
                            std::span<const std::uint8_t> key)
-    : path_(path), algorithm_(algorithm), key_(key.begin(), key.end()) {
+    : path_(path), algorithm_(algorithm), key_(key) {
   int error = 0;
   auto device = Device::open(path_, error);
   if (device == nullptr)
     throw DriverFailure("cryptodev: cannot open " + path_ + ": " + std::strerror(-error));
-  if (const int e = lanes_[0].create(std::move(device), algorithm.id, key_); e != 0) {
-    secure_wipe(key_.data(), key_.size());
+  if (const int e = lanes_[0].create(std::move(device), algorithm.id, key_.span()); e != 0) {
     throw DriverFailure("cryptodev: " + path_ + " refused a " + std::string(algorithm.name) +
                         " session: " + std::strerror(-e));
   }
-}
-
-LanedSession::~LanedSession() {
-  secure_wipe(key_.data(), key_.size());
 }
 
 std::size_t LanedSession::open_lanes(std::size_t n) noexcept {
@@ -31,7 +26,7 @@ std::size_t LanedSession::open_lanes(std::size_t n) noexcept {
     if (lanes_[i].valid()) continue;
     int error = 0;
     auto device = Device::open(path_, error);
-    if (device == nullptr || lanes_[i].create(std::move(device), algorithm_.id, key_) != 0)
+    if (device == nullptr || lanes_[i].create(std::move(device), algorithm_.id, key_.span()) != 0)
       return i;
   }
   return n;

@@ -28,7 +28,7 @@ class LanedSession : public DriverSession {
   // Opens lane 0 on `path`; throws DriverFailure when the device refuses.
   LanedSession(const std::string& path, const Algorithm& algorithm,
                std::span<const std::uint8_t> key);
-  ~LanedSession() override;
+  ~LanedSession() override = default;
 
   std::size_t process(std::span<Request> batch) noexcept override;
   void process_one(Request& request) noexcept override { request.status = run(lanes_[0], request); }
@@ -38,7 +38,7 @@ class LanedSession : public DriverSession {
   virtual ErrorCode run(const DeviceSession& lane, Request& request) noexcept = 0;
   const DeviceSession& lane0() const noexcept { return lanes_[0]; }
   const Algorithm& algorithm() const noexcept { return algorithm_; }
-  std::span<const std::uint8_t> key() const noexcept { return key_; }
+  std::span<const std::uint8_t> key() const noexcept { return key_.span(); }
 
  private:
   // Lanes [0, n) opened as far as the device allows; returns how many are.
@@ -46,7 +46,7 @@ class LanedSession : public DriverSession {
 
   std::string path_;
   const Algorithm& algorithm_;
-  std::vector<std::uint8_t> key_;  // to open more lanes; wiped at the end
+  SecretBytes key_;  // to open more lanes
   std::array<DeviceSession, kMaxLanes> lanes_;
 };
 

@@ -15,9 +15,7 @@ class SoftAeadSession final : public DriverSession {
  public:
   SoftAeadSession(const Algorithm& algorithm, const EVP_CIPHER* cipher,
                   std::span<const std::uint8_t> key)
-      : algorithm_(algorithm), cipher_(cipher), key_(key.begin(), key.end()) {}
-
-  ~SoftAeadSession() override { OPENSSL_cleanse(key_.data(), key_.size()); }
+      : algorithm_(algorithm), cipher_(cipher), key_(key) {}
 
   std::size_t process(std::span<Request> batch) noexcept override {
     for (Request& r : batch) {
@@ -91,7 +89,7 @@ class SoftAeadSession final : public DriverSession {
 
   const Algorithm& algorithm_;
   const EVP_CIPHER* cipher_;
-  std::vector<std::uint8_t> key_;  // wiped in the destructor
+  SecretBytes key_;
   Direction encrypt_, decrypt_;
 };
 

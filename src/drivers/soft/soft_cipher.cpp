@@ -12,9 +12,7 @@ class SoftCipherSession final : public DriverSession {
  public:
   SoftCipherSession(const Algorithm& algorithm, const EVP_CIPHER* cipher,
                     std::span<const std::uint8_t> key)
-      : algorithm_(algorithm), cipher_(cipher), key_(key.begin(), key.end()) {}
-
-  ~SoftCipherSession() override { OPENSSL_cleanse(key_.data(), key_.size()); }
+      : algorithm_(algorithm), cipher_(cipher), key_(key) {}
 
   std::size_t process(std::span<Request> batch) noexcept override {
     for (Request& r : batch) r.status = continue_chain(r);
@@ -105,7 +103,7 @@ class SoftCipherSession final : public DriverSession {
 
   const Algorithm& algorithm_;
   const EVP_CIPHER* cipher_;
-  std::vector<std::uint8_t> key_;  // wiped in the destructor
+  SecretBytes key_;
   Direction encrypt_, decrypt_;
 };
 
