@@ -7,7 +7,7 @@ install(TARGETS cryptoaccel EXPORT cryptoaccelTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cryptoaccel DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp")
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def")
 install(FILES ${PROJECT_BINARY_DIR}/include/cryptoaccel/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cryptoaccel)
 install(TARGETS cryptoaccel-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -99,17 +99,11 @@ Action add_devcrypto_command(CLI::App& app) {
   return [options] {
     options->server.mode = static_cast<mode_t>(std::stoul(options->mode, nullptr, 8));
     if (!options->owner.empty()) parse_owner(options->owner, options->server);
-    const Policy policy = parse_policy(options->policy);
+    const Policy policy = parse_policy(options->policy, "--policy");
     // The null driver returns its input unchanged: refused before anything
-    // is served (the Service checks again).
-    if (!options->driver.empty()) {
-      const Framework probe(FrameworkOptions{.excluded_families = {"cryptodev"}});
-      for (const DriverInfo& d : probe.drivers())
-        if (d.name == options->driver && !d.traits.self_test)
-          throw InvalidArgument("--driver " + d.name +
-                                ": this driver does no cryptography (it only measures overhead) "
-                                "and cannot serve /dev/crypto clients");
-    }
+    // is served (the Service checks again, on the framework it serves).
+    check_serving_preference(Framework(FrameworkOptions{.excluded_families = {"cryptodev"}}),
+                             options->driver, "/dev/crypto clients");
     std::unique_ptr<Framework> framework;
     return devcrypto::run_server(options->server, [&]() {
       // The rule that keeps the server from calling into itself: its

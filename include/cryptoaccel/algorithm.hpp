@@ -1,6 +1,6 @@
-// The algorithm table: the one place that says what each algorithm is.
-// CLI names, OpenSSL names and (later) kernel and cryptodev names are all
-// derived from or mapped beside this table.
+// The algorithm table: the one place that says what each algorithm is
+// (its rows are in algorithms.def). The command's, OpenSSL's and the
+// provider's names come from the row; each driver maps ids to its own names.
 #pragma once
 
 #include <cstddef>
@@ -14,40 +14,12 @@ enum class AlgorithmKind : std::uint8_t { cipher, aead, digest, mac };
 
 enum class CipherMode : std::uint8_t { none, ecb, cbc, ctr, xts, gcm, chacha20, chacha20_poly1305 };
 
-// Dense ids: usable as array indexes. `count` is not an algorithm.
+// Dense ids, usable as array indexes, one per row of algorithms.def and in
+// its order. `count` is not an algorithm.
 enum class AlgorithmId : std::uint8_t {
-  aes_128_ecb,
-  aes_192_ecb,
-  aes_256_ecb,
-  aes_128_cbc,
-  aes_192_cbc,
-  aes_256_cbc,
-  aes_128_ctr,
-  aes_192_ctr,
-  aes_256_ctr,
-  aes_128_xts,
-  aes_256_xts,
-  aes_128_gcm,
-  aes_192_gcm,
-  aes_256_gcm,
-  chacha20,
-  chacha20_poly1305,
-  des_cbc,
-  des_ede3_cbc,
-  md5,
-  sha1,
-  sha224,
-  sha256,
-  sha384,
-  sha512,
-  ripemd160,
-  hmac_md5,
-  hmac_sha1,
-  hmac_sha224,
-  hmac_sha256,
-  hmac_sha384,
-  hmac_sha512,
-  hmac_ripemd160,
+#define CRYPTOACCEL_ALGORITHM(id, ...) id,
+#include "cryptoaccel/algorithms.def"
+#undef CRYPTOACCEL_ALGORITHM
   count
 };
 
@@ -67,8 +39,11 @@ struct SizeRange {
 
 struct Algorithm {
   AlgorithmId id;
-  std::string_view name;          // canonical lower-case name, as `openssl speed` spells it
-  std::string_view openssl_name;  // the name OpenSSL's default provider uses
+  std::string_view name;             // canonical lower-case name, as `openssl speed` spells it
+  std::string_view openssl_name;     // the name OpenSSL's default provider uses
+  std::string_view openssl_aliases;  // its further names, colon-separated ("SHA-256:SHA256")
+  std::string_view oid;              // dotted OID OpenSSL registers the name under; may be empty
+  std::string_view other_names;      // further names looked up, never registered ("hmac(sha256)")
   AlgorithmKind kind;
   CipherMode mode;
   SizeRange key_size;          // bytes; digests: {0, 0}

@@ -29,12 +29,13 @@
 
 #include "cryptoaccel/framework.hpp"
 #include "cryptoaccel/request.hpp"
+#include "cryptoaccel/session.hpp"
 
 namespace cryptoaccel {
 
 struct AsyncOptions {
   Framework* framework = nullptr;  // null: Framework::global()
-  std::string driver;              // pin every request to this driver; empty: dispatcher decides
+  DriverPreference driver;         // the pin (SessionOptions::driver); empty: dispatcher decides
   unsigned workers = 2;            // threads running requests (1 to 64)
   // A request running longer than this on one driver is re-run on the next
   // (0: wait as long as it takes).

@@ -11,4 +11,5 @@
 #include "cryptoaccel/random.hpp"
 #include "cryptoaccel/request.hpp"
 #include "cryptoaccel/session.hpp"
+#include "cryptoaccel/settings.hpp"
 #include "cryptoaccel/version.hpp"

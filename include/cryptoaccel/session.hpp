@@ -25,9 +25,37 @@ namespace cryptoaccel {
 using Bytes = std::span<const std::uint8_t>;
 using MutableBytes = std::span<std::uint8_t>;
 
+// The drivers a session is to use, in order of preference. The first that
+// offers the algorithm and takes the key serves every request of the
+// session (a pin: a failure there is not moved to another driver). Empty,
+// spelled "auto": the dispatcher chooses per request.
+class DriverPreference {
+ public:
+  DriverPreference() = default;
+  DriverPreference(std::string driver);  // one driver; "" or "auto": none
+  DriverPreference(const char* driver) : DriverPreference(std::string(driver)) {}
+  explicit DriverPreference(std::vector<std::string> drivers);
+  // "afalg:x, soft": names separated by commas; "" or "auto": none. Names
+  // are checked when a session opens (or check_serving_preference()).
+  static DriverPreference parse(std::string_view text);
+
+  bool empty() const noexcept { return drivers_.empty(); }
+  std::span<const std::string> drivers() const noexcept { return drivers_; }
+  // As parse() reads it: "afalg:x,soft", or "auto" when empty.
+  std::string text() const;
+  bool operator==(const DriverPreference&) const = default;
+
+ private:
+  std::vector<std::string> drivers_;
+};
+
 struct SessionOptions {
   Framework* framework = nullptr;  // null: Framework::global()
-  std::string driver;              // pin every request to this driver; empty: dispatcher decides
+  DriverPreference driver;         // the pin; empty: the dispatcher decides
+  // When no preferred driver offers the algorithm or takes the key: false
+  // fails with the first one's reason; true leaves the session to the
+  // dispatcher (the provider's `driver =`). An unknown name always fails.
+  bool fall_back = false;
 };
 
 namespace detail {

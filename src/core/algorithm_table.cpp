@@ -1,5 +1,19 @@
-// The algorithm table. Adding an algorithm is one row here, its vectors, and
-// the drivers that claim it.
+// The algorithm table, built from the rows of cryptoaccel/algorithms.def.
+//
+// What a new algorithm needs, each checked when the library compiles:
+//   1. a row in include/cryptoaccel/algorithms.def: its id, names, OID and
+//      sizes (the builders below); the provider registers the OpenSSL names
+//      and the OID from it (src/provider/names.cpp), the command lists it;
+//   2. a known answer in src/core/self_test_vectors.cpp (a static_assert
+//      wants one per id, in order) and its vector files in
+//      tests/kat/vector_loader.cpp (a switch with no default);
+//   3. in each driver that serves it, that driver's name for it: the kernel's
+//      in src/kernel/crypto_names.cpp and the cryptodev ABI's in
+//      src/abi/cryptodev.cpp (switch / checked table), the soft driver's from
+//      openssl_name. A driver that does not map it simply does not claim it.
+// A new cipher mode or kind also needs its provider family
+// (src/provider/cipher_*.cpp) and each driver's code for the mode.
+// docs/adding.md walks through it.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -24,139 +38,180 @@ constexpr SizeRange kHmacKeys{0, 65536};
 // covers every CAVP vector (up to 1024 bits) and is OpenSSL's own limit.
 constexpr SizeRange kGcmIvs{1, 128};
 
-constexpr Algorithm cipher(AlgorithmId id, std::string_view name, std::string_view ossl, M mode,
-                           std::size_t key, std::size_t iv, std::size_t block, std::size_t multiple,
-                           std::size_t min_input, bool insecure = false,
-                           std::string_view note = {}) {
-  return Algorithm{id,    name, ossl,  K::cipher, mode,      fixed(key), iv,       fixed(iv),
-                   block, 0,    kNone, multiple,  min_input, {},         insecure, note};
+struct Names {
+  std::string_view canonical, openssl, openssl_aliases, oid, other;
+};
+
+constexpr Names names(std::string_view canonical, std::string_view openssl,
+                      std::string_view openssl_aliases = {}, std::string_view oid = {},
+                      std::string_view other = {}) {
+  return {canonical, openssl, openssl_aliases, oid, other};
 }
 
-constexpr Algorithm gcm(AlgorithmId id, std::string_view name, std::string_view ossl,
-                        std::size_t key) {
-  return Algorithm{id, name, ossl,    K::aead, M::gcm, fixed(key), 12,    kGcmIvs,
-                   16, 16,   {4, 16}, 1,       0,      {},         false, {}};
+// The row's id is filled in from the .def line (with_id), so builders leave it.
+constexpr Algorithm row(const Names& n, K kind, M mode) {
+  Algorithm a{};
+  a.name = n.canonical;
+  a.openssl_name = n.openssl;
+  a.openssl_aliases = n.openssl_aliases;
+  a.oid = n.oid;
+  a.other_names = n.other;
+  a.kind = kind;
+  a.mode = mode;
+  a.input_multiple = 1;
+  return a;
 }
 
-constexpr Algorithm digest(AlgorithmId id, std::string_view name, std::string_view ossl,
-                           std::size_t block, std::size_t size, bool insecure = false,
-                           std::string_view note = {}) {
-  return Algorithm{id,    name, ossl,  K::digest, M::none, kNone, 0,        kNone,
-                   block, size, kNone, 1,         0,       {},    insecure, note};
+constexpr Algorithm cipher(const Names& n, M mode, std::size_t key, std::size_t iv,
+                           std::size_t block, std::size_t multiple, std::size_t min_input,
+                           bool insecure = false, std::string_view note = {}) {
+  Algorithm a = row(n, K::cipher, mode);
+  a.key_size = fixed(key);
+  a.iv_size = iv;
+  a.iv_sizes = fixed(iv);
+  a.block_size = block;
+  a.input_multiple = multiple;
+  a.min_input = min_input;
+  a.insecure = insecure;
+  a.note = note;
+  return a;
 }
 
-constexpr Algorithm hmac(AlgorithmId id, std::string_view name, std::string_view ossl,
-                         std::string_view digest_name, std::size_t block, std::size_t size) {
-  return Algorithm{id,    name, ossl,  K::mac, M::none, kHmacKeys,   0,     kNone,
-                   block, size, kNone, 1,      0,       digest_name, false, {}};
+constexpr Algorithm gcm(const Names& n, std::size_t key) {
+  Algorithm a = row(n, K::aead, M::gcm);
+  a.key_size = fixed(key);
+  a.iv_size = 12;
+  a.iv_sizes = kGcmIvs;
+  a.block_size = 16;
+  a.output_size = 16;
+  a.tag_sizes = {4, 16};
+  return a;
 }
 
-using A = AlgorithmId;
+constexpr Algorithm chacha20_poly1305(const Names& n) {
+  Algorithm a = row(n, K::aead, M::chacha20_poly1305);
+  a.key_size = fixed(32);
+  a.iv_size = 12;
+  a.iv_sizes = fixed(12);
+  a.block_size = 1;
+  a.output_size = 16;
+  a.tag_sizes = fixed(16);
+  return a;
+}
+
+constexpr Algorithm digest(const Names& n, std::size_t block, std::size_t size,
+                           bool insecure = false, std::string_view note = {}) {
+  Algorithm a = row(n, K::digest, M::none);
+  a.block_size = block;
+  a.output_size = size;
+  a.insecure = insecure;
+  a.note = note;
+  return a;
+}
+
+constexpr Algorithm hmac(const Names& n, std::string_view digest_name, std::size_t block,
+                         std::size_t size) {
+  Algorithm a = row(n, K::mac, M::none);
+  a.key_size = kHmacKeys;
+  a.block_size = block;
+  a.output_size = size;
+  a.digest = digest_name;
+  return a;
+}
+
+constexpr Algorithm with_id(AlgorithmId id, Algorithm a) {
+  a.id = id;
+  return a;
+}
 
 constexpr std::array<Algorithm, kAlgorithmCount> kTable{{
-    cipher(A::aes_128_ecb, "aes-128-ecb", "AES-128-ECB", M::ecb, 16, 0, 16, 16, 0),
-    cipher(A::aes_192_ecb, "aes-192-ecb", "AES-192-ECB", M::ecb, 24, 0, 16, 16, 0),
-    cipher(A::aes_256_ecb, "aes-256-ecb", "AES-256-ECB", M::ecb, 32, 0, 16, 16, 0),
-    cipher(A::aes_128_cbc, "aes-128-cbc", "AES-128-CBC", M::cbc, 16, 16, 16, 16, 0),
-    cipher(A::aes_192_cbc, "aes-192-cbc", "AES-192-CBC", M::cbc, 24, 16, 16, 16, 0),
-    cipher(A::aes_256_cbc, "aes-256-cbc", "AES-256-CBC", M::cbc, 32, 16, 16, 16, 0),
-    cipher(A::aes_128_ctr, "aes-128-ctr", "AES-128-CTR", M::ctr, 16, 16, 16, 1, 0),
-    cipher(A::aes_192_ctr, "aes-192-ctr", "AES-192-CTR", M::ctr, 24, 16, 16, 1, 0),
-    cipher(A::aes_256_ctr, "aes-256-ctr", "AES-256-CTR", M::ctr, 32, 16, 16, 1, 0),
-    // XTS keys are two AES keys; the input is one data unit of at least a block.
-    cipher(A::aes_128_xts, "aes-128-xts", "AES-128-XTS", M::xts, 32, 16, 16, 1, 16),
-    cipher(A::aes_256_xts, "aes-256-xts", "AES-256-XTS", M::xts, 64, 16, 16, 1, 16),
-    gcm(A::aes_128_gcm, "aes-128-gcm", "AES-128-GCM", 16),
-    gcm(A::aes_192_gcm, "aes-192-gcm", "AES-192-GCM", 24),
-    gcm(A::aes_256_gcm, "aes-256-gcm", "AES-256-GCM", 32),
-    // The IV is OpenSSL's and the kernel's: a 4-byte little-endian block
-    // counter, then RFC 8439's 12-byte nonce. block_size is the keystream
-    // block, for counting; EVP sees a stream cipher (block size 1).
-    cipher(A::chacha20, "chacha20", "ChaCha20", M::chacha20, 32, 16, 64, 1, 0),
-    Algorithm{A::chacha20_poly1305,
-              "chacha20-poly1305",
-              "ChaCha20-Poly1305",
-              K::aead,
-              M::chacha20_poly1305,
-              fixed(32),
-              12,
-              fixed(12),
-              1,
-              16,
-              fixed(16),
-              1,
-              0,
-              {},
-              false,
-              {}},
-    cipher(A::des_cbc, "des-cbc", "DES-CBC", M::cbc, 8, 8, 8, 8, 0, true,
-           "56-bit key: broken by exhaustive search; legacy interoperability only"),
-    cipher(A::des_ede3_cbc, "des-ede3-cbc", "DES-EDE3-CBC", M::cbc, 24, 8, 8, 8, 0, false,
-           "64-bit block: rekey well before 2^32 blocks (Sweet32)"),
-    digest(A::md5, "md5", "MD5", 64, 16, true, "collisions are practical; do not sign with it"),
-    digest(A::sha1, "sha1", "SHA1", 64, 20, false, "collisions are practical; HMAC is still sound"),
-    digest(A::sha224, "sha224", "SHA2-224", 64, 28),
-    digest(A::sha256, "sha256", "SHA2-256", 64, 32),
-    digest(A::sha384, "sha384", "SHA2-384", 128, 48),
-    digest(A::sha512, "sha512", "SHA2-512", 128, 64),
-    digest(A::ripemd160, "ripemd160", "RIPEMD-160", 64, 20),
-    hmac(A::hmac_md5, "hmac-md5", "HMAC-MD5", "md5", 64, 16),
-    hmac(A::hmac_sha1, "hmac-sha1", "HMAC-SHA1", "sha1", 64, 20),
-    hmac(A::hmac_sha224, "hmac-sha224", "HMAC-SHA2-224", "sha224", 64, 28),
-    hmac(A::hmac_sha256, "hmac-sha256", "HMAC-SHA2-256", "sha256", 64, 32),
-    hmac(A::hmac_sha384, "hmac-sha384", "HMAC-SHA2-384", "sha384", 128, 48),
-    hmac(A::hmac_sha512, "hmac-sha512", "HMAC-SHA2-512", "sha512", 128, 64),
-    hmac(A::hmac_ripemd160, "hmac-ripemd160", "HMAC-RIPEMD160", "ripemd160", 64, 20),
+#define CRYPTOACCEL_ALGORITHM(id, ...) with_id(AlgorithmId::id, __VA_ARGS__),
+#include "cryptoaccel/algorithms.def"
+#undef CRYPTOACCEL_ALGORITHM
 }};
 
-constexpr bool table_is_in_id_order() {
-  for (std::size_t i = 0; i < kTable.size(); ++i)
-    if (index_of(kTable[i].id) != i) return false;
+// Names are compared ignoring case, as OpenSSL compares them.
+constexpr char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+constexpr bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
   return true;
 }
-static_assert(table_is_in_id_order(), "kTable rows must follow AlgorithmId order");
 
-// Names people also use: OpenSSL's aliases and the kernel's spelling of HMAC.
-struct Alias {
-  std::string_view alias;
-  AlgorithmId id;
-};
-constexpr std::array<Alias, 25> kAliases{{
-    {"des", A::des_cbc},
-    {"des3", A::des_ede3_cbc},
-    {"3des", A::des_ede3_cbc},
-    {"des-ede3", A::des_ede3_cbc},
-    {"3des-cbc", A::des_ede3_cbc},
-    {"sha-1", A::sha1},
-    {"sha-224", A::sha224},
-    {"sha-256", A::sha256},
-    {"sha-384", A::sha384},
-    {"sha-512", A::sha512},
-    {"sha2-224", A::sha224},
-    {"sha2-256", A::sha256},
-    {"sha2-384", A::sha384},
-    {"sha2-512", A::sha512},
-    // OpenSSL's "RIPEMD160" is the canonical name (lookups ignore case);
-    // "rmd160" is OpenSSL's alias and the kernel's name.
-    {"rmd160", A::ripemd160},
-    {"ripemd", A::ripemd160},
-    {"hmac(md5)", A::hmac_md5},
-    {"hmac(sha1)", A::hmac_sha1},
-    {"hmac(sha224)", A::hmac_sha224},
-    {"hmac(sha256)", A::hmac_sha256},
-    {"hmac(sha384)", A::hmac_sha384},
-    {"hmac(sha512)", A::hmac_sha512},
-    {"hmac(rmd160)", A::hmac_ripemd160},
-    {"id-aes128-gcm", A::aes_128_gcm},
-    {"id-aes256-gcm", A::aes_256_gcm},
-}};
-
-bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
+// Calls f(piece) for each piece of a colon-separated list; stops early
+// when f returns true.
+template <typename F>
+constexpr bool any_piece(std::string_view list, F f) {
+  while (!list.empty()) {
+    const std::size_t colon = list.find(':');
+    if (f(list.substr(0, colon))) return true;
+    list = colon == std::string_view::npos ? std::string_view{} : list.substr(colon + 1);
+  }
+  return false;
 }
+
+// Calls f(name) for every name of a row: canonical, OpenSSL's, its aliases,
+// the OID and the other names; stops early when f returns true.
+template <typename F>
+constexpr bool any_name(const Algorithm& a, F f) {
+  for (std::string_view single : {a.name, a.openssl_name, a.oid})
+    if (!single.empty() && f(single)) return true;
+  return any_piece(a.openssl_aliases, f) || any_piece(a.other_names, f);
+}
+
+constexpr bool rows_are_well_formed() {
+  for (std::size_t i = 0; i < kTable.size(); ++i) {
+    const Algorithm& a = kTable[i];
+    if (index_of(a.id) != i) return false;
+    if (a.name.empty() || a.openssl_name.empty()) return false;
+    // An empty piece (a stray colon) would register "" with OpenSSL.
+    if (any_name(a, [](std::string_view n) { return n.empty(); })) return false;
+    if (a.kind == K::mac && a.digest.empty()) return false;
+  }
+  return true;
+}
+static_assert(rows_are_well_formed(),
+              "every row needs a canonical and an OpenSSL name, and no empty alias");
+
+// Does a row other than `row` carry `name`?
+constexpr bool named_elsewhere(std::string_view name, std::size_t row) {
+  for (std::size_t j = 0; j < kTable.size(); ++j)
+    if (j != row &&
+        any_name(kTable[j], [&](std::string_view n) { return equal_ignoring_case(name, n); }))
+      return true;
+  return false;
+}
+
+// The names the provider registers: OpenSSL's, its aliases, the OID.
+constexpr bool registers_a_name_twice(const Algorithm& a) {
+  std::size_t count = 0;
+  std::array<std::string_view, 16> registered{};
+  const auto add = [&](std::string_view n) {
+    for (std::size_t k = 0; k < count; ++k)
+      if (equal_ignoring_case(registered[k], n)) return true;
+    if (count == registered.size()) return true;
+    registered[count++] = n;
+    return false;
+  };
+  return add(a.openssl_name) || (!a.oid.empty() && add(a.oid)) || any_piece(a.openssl_aliases, add);
+}
+
+// A name leads to one row; within a row the canonical name may equal an
+// OpenSSL one ignoring case ("sha256", "SHA256"), which OpenSSL registers.
+constexpr bool names_are_unique() {
+  for (std::size_t i = 0; i < kTable.size(); ++i) {
+    if (registers_a_name_twice(kTable[i])) return false;
+    if (any_name(kTable[i], [i](std::string_view n) { return named_elsewhere(n, i); }))
+      return false;
+  }
+  return true;
+}
+static_assert(names_are_unique(),
+              "a name, alias or OID names two rows, or one row registers it twice");
 
 }  // namespace
 
@@ -170,9 +225,7 @@ const Algorithm& algorithm(AlgorithmId id) noexcept {
 
 const Algorithm* find_algorithm(std::string_view name) noexcept {
   for (const auto& a : kTable)
-    if (equal_ignoring_case(name, a.name) || equal_ignoring_case(name, a.openssl_name)) return &a;
-  for (const auto& a : kAliases)
-    if (equal_ignoring_case(name, a.alias)) return &kTable[index_of(a.id)];
+    if (any_name(a, [name](std::string_view n) { return equal_ignoring_case(name, n); })) return &a;
   return nullptr;
 }
 

@@ -106,10 +106,10 @@ struct AsyncSession::Impl {
       throw InvalidArgument("AsyncOptions::workers must be 1 to 64, not " +
                             std::to_string(o.workers));
     soft_driver = framework.impl().registry.find("soft");
-    pinned = o.driver.empty() ? nullptr : framework.impl().registry.find(o.driver);
     // The first core checks the key and the pinned driver, throwing as a
     // session's constructor does.
     for (unsigned i = 0; i < o.workers; ++i) start_worker();
+    pinned = workers.front()->core->pinned();
     if (o.timeout.count() > 0) watchdog = std::thread([this] { watch(); });
   }
 

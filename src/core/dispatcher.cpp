@@ -79,6 +79,85 @@ std::uint32_t busy_threshold(double single, double queued, double software, doub
   return ahead >= 65536 ? 65536 : static_cast<std::uint32_t>(ahead);
 }
 
+// Phase 1: the drivers that may serve algorithm `a` under `policy`.
+std::vector<RegisteredDriver*> eligible_drivers(const Registry& registry, Policy policy,
+                                                std::size_t a) {
+  std::vector<RegisteredDriver*> eligible;
+  for (const auto& d : registry.drivers()) {
+    if (!d->traits.automatic || d->enabled[a] == nullptr) continue;
+    if (policy == Policy::software && d->traits.kind == DriverKind::hardware) continue;
+    eligible.push_back(d.get());
+  }
+  return eligible;
+}
+
+// Phase 2: one bucket's order. `rate(d)` is d's measured throughput there.
+template <typename Rate>
+std::vector<RegisteredDriver*> order_of(std::vector<RegisteredDriver*> order, Policy policy,
+                                        double offload_share, Rate rate) {
+  double best_software = 0;
+  for (const RegisteredDriver* d : order)
+    if (d->traits.kind == DriverKind::software) best_software = std::max(best_software, rate(d));
+  // Offload: hardware that reaches the share of the best software (or
+  // that was not measured against it) goes first.
+  const auto offloads = [&](const RegisteredDriver* d) {
+    if (policy != Policy::offload || d->traits.kind != DriverKind::hardware) return false;
+    return rate(d) == 0 || best_software == 0 || rate(d) >= offload_share * best_software;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto* x, const auto* y) {
+    if (offloads(x) != offloads(y)) return offloads(x);
+    const bool mx = rate(x) > 0, my = rate(y) > 0;
+    if (mx != my) return mx;                                 // measured first
+    if (mx && rate(x) != rate(y)) return rate(x) > rate(y);  // then the faster
+    const int rx = kind_rank(policy, x->traits.kind), ry = kind_rank(policy, y->traits.kind);
+    if (rx != ry) return rx < ry;
+    return x->traits.priority > y->traits.priority;
+  });
+  return order;
+}
+
+// Phase 3a: how many equivalent hardware drivers lead the order (the load
+// is spread over them).
+template <typename Rate>
+std::size_t peers_at_head(const std::vector<RegisteredDriver*>& order, Rate rate) {
+  std::size_t peers = 1;
+  if (order.empty() || order.front()->traits.kind != DriverKind::hardware) return peers;
+  const RegisteredDriver* first = order.front();
+  while (peers < order.size()) {
+    const RegisteredDriver* d = order[peers];
+    const bool same =
+        d->traits.kind == DriverKind::hardware &&
+        (rate(first) > 0 ? rate(d) >= 0.9 * rate(first)
+                         : rate(d) == 0 && d->traits.priority == first->traits.priority);
+    if (!same) break;
+    ++peers;
+  }
+  return peers;
+}
+
+// Phase 3b: hardware first and software measured beside it: where the
+// device's overflow goes under load.
+Dispatcher::Overflow overflow_of(const std::vector<RegisteredDriver*>& order,
+                                 const Throughputs& measured, std::size_t a, std::size_t b,
+                                 Policy policy, double offload_share) {
+  const auto rate = [&](const RegisteredDriver* d) { return measured.of(*d, a, b); };
+  if (order.empty() || order.front()->traits.kind != DriverKind::hardware ||
+      rate(order.front()) == 0)
+    return {};
+  const auto software = std::find_if(order.begin(), order.end(), [&](const auto* d) {
+    return d->traits.kind == DriverKind::software && rate(d) > 0;
+  });
+  if (software == order.end()) return {};
+  const double share = policy == Policy::offload ? offload_share : 1.0;
+  const double device_loaded = measured.loaded(*order.front(), a, b),
+               software_loaded = measured.loaded(**software, a, b);
+  return {.software = *software,
+          .at_in_flight = busy_threshold(rate(order.front()), measured.queued(*order.front(), a, b),
+                                         rate(*software), share),
+          .while_shared =
+              device_loaded > 0 && software_loaded > 0 && device_loaded < share * software_loaded};
+}
+
 }  // namespace
 
 void Dispatcher::build(const Registry& registry, Policy policy, const Profile* profile,
@@ -88,90 +167,38 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
   profiled_ = profile != nullptr;
   const Throughputs measured(profile);
   for (std::size_t a = 0; a < kAlgorithmCount; ++a) {
-    std::vector<RegisteredDriver*> eligible;
-    for (const auto& d : registry.drivers()) {
-      if (!d->traits.automatic || d->enabled[a] == nullptr) continue;
-      if (policy == Policy::software && d->traits.kind == DriverKind::hardware) continue;
-      eligible.push_back(d.get());
-    }
+    const std::vector<RegisteredDriver*> eligible = eligible_drivers(registry, policy, a);
     PerAlgorithm& per = order_[a];
     for (std::size_t b = 0; b < kSizeBucketCount; ++b) {
       const auto rate = [&](const RegisteredDriver* d) { return measured.of(*d, a, b); };
-      double best_software = 0;
-      for (const RegisteredDriver* d : eligible)
-        if (d->traits.kind == DriverKind::software)
-          best_software = std::max(best_software, rate(d));
-      // Offload: hardware that reaches the share of the best software (or
-      // that was not measured against it) goes first.
-      const auto offloads = [&](const RegisteredDriver* d) {
-        if (policy != Policy::offload || d->traits.kind != DriverKind::hardware) return false;
-        return rate(d) == 0 || best_software == 0 || rate(d) >= offload_share * best_software;
-      };
-      std::vector<RegisteredDriver*> order = eligible;
-      std::stable_sort(order.begin(), order.end(), [&](const auto* x, const auto* y) {
-        if (offloads(x) != offloads(y)) return offloads(x);
-        const bool mx = rate(x) > 0, my = rate(y) > 0;
-        if (mx != my) return mx;                                 // measured first
-        if (mx && rate(x) != rate(y)) return rate(x) > rate(y);  // then the faster
-        const int rx = kind_rank(policy, x->traits.kind), ry = kind_rank(policy, y->traits.kind);
-        if (rx != ry) return rx < ry;
-        return x->traits.priority > y->traits.priority;
-      });
-      // Equivalent hardware at the head: the load is spread over them.
-      std::size_t peers = 1;
-      if (!order.empty() && order.front()->traits.kind == DriverKind::hardware) {
-        const RegisteredDriver* first = order.front();
-        while (peers < order.size()) {
-          const RegisteredDriver* d = order[peers];
-          const bool same =
-              d->traits.kind == DriverKind::hardware &&
-              (rate(first) > 0 ? rate(d) >= 0.9 * rate(first)
-                               : rate(d) == 0 && d->traits.priority == first->traits.priority);
-          if (!same) break;
-          ++peers;
-        }
-      }
-      // Hardware first, software measured beside it: relief under load.
-      Relief relief;
-      if (!order.empty() && order.front()->traits.kind == DriverKind::hardware &&
-          rate(order.front()) > 0) {
-        const auto software = std::find_if(order.begin(), order.end(), [&](const auto* d) {
-          return d->traits.kind == DriverKind::software && rate(d) > 0;
-        });
-        if (software != order.end()) {
-          const double share = policy == Policy::offload ? offload_share : 1.0;
-          const double device_loaded = measured.loaded(*order.front(), a, b),
-                       software_loaded = measured.loaded(**software, a, b);
-          relief = {
-              .software = *software,
-              .busy_at = busy_threshold(rate(order.front()), measured.queued(*order.front(), a, b),
-                                        rate(*software), share),
-              .yield_when_shared = device_loaded > 0 && software_loaded > 0 &&
-                                   device_loaded < share * software_loaded};
-        }
-      }
-      per.buckets[b].drivers = std::move(order);
-      per.buckets[b].peers = peers;
-      per.buckets[b].relief = relief;
+      Bucket& bucket = per.buckets[b];
+      bucket.drivers = order_of(eligible, policy, offload_share, rate);
+      bucket.peers = peers_at_head(bucket.drivers, rate);
+      bucket.overflow = overflow_of(bucket.drivers, measured, a, b, policy, offload_share);
     }
-    // Runs of neighbouring buckets with one order share a size range, so a
-    // cached route is re-chosen only where the choice can change.
-    per.by_size = false;
-    for (std::size_t b = 0; b < kSizeBucketCount;) {
-      std::size_t end = b + 1;
-      while (end < kSizeBucketCount && per.buckets[end].drivers == per.buckets[b].drivers &&
-             per.buckets[end].peers == per.buckets[b].peers &&
-             per.buckets[end].relief.software == per.buckets[b].relief.software &&
-             per.buckets[end].relief.busy_at == per.buckets[b].relief.busy_at &&
-             per.buckets[end].relief.yield_when_shared == per.buckets[b].relief.yield_when_shared)
-        ++end;
-      const SizeRange range{b == 0 ? 0 : kSizeBuckets[b],
-                            end == kSizeBucketCount ? std::numeric_limits<std::size_t>::max()
-                                                    : kSizeBuckets[end] - 1};
-      for (std::size_t k = b; k < end; ++k) per.buckets[k].sizes = range;
-      if (end != kSizeBucketCount) per.by_size = true;
-      b = end;
-    }
+    mark_same_order_ranges(per);
+  }
+}
+
+// Phase 4: runs of neighbouring buckets with one order share a size range,
+// so a cached route is re-chosen only where the choice can change.
+void Dispatcher::mark_same_order_ranges(PerAlgorithm& per) {
+  const auto same = [](const Bucket& x, const Bucket& y) {
+    return x.drivers == y.drivers && x.peers == y.peers &&
+           x.overflow.software == y.overflow.software &&
+           x.overflow.at_in_flight == y.overflow.at_in_flight &&
+           x.overflow.while_shared == y.overflow.while_shared;
+  };
+  per.by_size = false;
+  for (std::size_t b = 0; b < kSizeBucketCount;) {
+    std::size_t end = b + 1;
+    while (end < kSizeBucketCount && same(per.buckets[end], per.buckets[b])) ++end;
+    const SizeRange range{
+        b == 0 ? 0 : kSizeBuckets[b],
+        end == kSizeBucketCount ? std::numeric_limits<std::size_t>::max() : kSizeBuckets[end] - 1};
+    for (std::size_t k = b; k < end; ++k) per.buckets[k].sizes = range;
+    if (end != kSizeBucketCount) per.by_size = true;
+    b = end;
   }
 }
 

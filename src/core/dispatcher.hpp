@@ -18,9 +18,10 @@
 //
 // A profile measures each driver alone. When several threads send work to
 // one device at once, it queues them, while software runs on every CPU: so
-// where hardware leads the order and software was measured too, relief()
+// where hardware leads the order and software was measured too, overflow()
 // says how many requests the device may already hold before the next one
-// finishes sooner on software (docs/dispatch.md, "Under load").
+// finishes sooner on software, which then takes the device's overflow
+// (docs/dispatch.md, "Under load").
 #pragma once
 
 #include <array>
@@ -36,6 +37,9 @@ namespace cryptoaccel::detail {
 
 class Dispatcher {
  public:
+  // Orders the drivers for every algorithm and size bucket: the eligible
+  // drivers, each bucket's order, the peers and overflow at its head, and
+  // the size ranges that share an order (the four phases in dispatcher.cpp).
   void build(const Registry& registry, Policy policy, const Profile* profile, double offload_share);
 
   // Candidates for a request of `size` bytes, in order of preference.
@@ -62,20 +66,20 @@ class Dispatcher {
   }
 
   // Where hardware leads candidates(id, size): the software driver that
-  // takes a request once the hardware holds `busy_at` requests already.
-  // {nullptr, 0} where there is no such choice (software leads, or a figure
-  // is missing).
-  // `yield_when_shared`: measured from one thread per CPU, the software
+  // takes a request once the hardware holds `at_in_flight` requests
+  // already (its load.in_flight). {nullptr, 0} where there is no such
+  // choice (software leads, or a figure is missing).
+  // `while_shared`: measured from one thread per CPU, the software
   // serves more in all than the device (times the offload share), so while
   // other threads use the device too, all of the work goes to software.
-  struct Relief {
+  struct Overflow {
     RegisteredDriver* software = nullptr;
-    std::uint32_t busy_at = 0;
-    bool yield_when_shared = false;
+    std::uint32_t at_in_flight = 0;
+    bool while_shared = false;
   };
-  Relief relief(AlgorithmId id, std::size_t size) const noexcept {
+  Overflow overflow(AlgorithmId id, std::size_t size) const noexcept {
     const PerAlgorithm& a = order_[index_of(id)];
-    return a.buckets[a.by_size ? size_bucket(size) : 0].relief;
+    return a.buckets[a.by_size ? size_bucket(size) : 0].overflow;
   }
 
   Policy policy() const noexcept { return policy_; }
@@ -86,13 +90,15 @@ class Dispatcher {
   struct Bucket {
     std::vector<RegisteredDriver*> drivers;
     std::size_t peers = 1;
-    Relief relief;
+    Overflow overflow;
     SizeRange sizes;  // the run of neighbouring buckets with this same order
   };
   struct PerAlgorithm {
     std::array<Bucket, kSizeBucketCount> buckets;
     bool by_size = false;  // do the buckets differ at all?
   };
+  static void mark_same_order_ranges(PerAlgorithm& per);
+
   Policy policy_ = Policy::fastest;
   double offload_share_ = 0.5;
   bool profiled_ = false;

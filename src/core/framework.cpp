@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "cryptoaccel/settings.hpp"
 #include "framework_impl.hpp"
 
 namespace cryptoaccel {
@@ -39,24 +40,15 @@ Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>())
     registry.add(std::move(driver));
   }
   Policy policy = options.policy;
-  if (const char* text = std::getenv("CRYPTOACCEL_POLICY");
-      text != nullptr && options.policy_from_environment) {
-    try {
-      policy = parse_policy(text);
-    } catch (const Error& e) {
-      registry.add_note(std::string("CRYPTOACCEL_POLICY ignored: ") + e.what());
-    }
-  }
   double share = options.offload_share;
-  if (const char* text = std::getenv("CRYPTOACCEL_OFFLOAD_SHARE");
-      text != nullptr && options.policy_from_environment) {
-    char* end = nullptr;
-    const double value = std::strtod(text, &end);
-    if (end != text && *end == '\0' && value > 0 && value <= 1000)
-      share = value;
-    else
-      registry.add_note(std::string("CRYPTOACCEL_OFFLOAD_SHARE ignored: '") + text +
-                        "' is not a positive number");
+  if (options.policy_from_environment) {
+    // A bad value is left out with a note (`cryptoaccel list` shows it):
+    // the command still runs, on the settings it was given.
+    std::vector<std::string> ignored;
+    const EnvironmentSettings environment = read_environment(&ignored);
+    policy = environment.policy.value_or(policy);
+    share = environment.offload_share.value_or(share);
+    for (std::string& note : ignored) registry.add_note(std::move(note));
   }
   for (const auto& d : registry.drivers())
     d->health.configure(options.failures_to_quarantine,

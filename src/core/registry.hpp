@@ -21,6 +21,25 @@ struct UsageCounter {
   std::atomic<std::uint64_t> failures{0};
 };
 
+// How much work a driver holds now, from every session and thread, beside
+// its health (health.hpp): what the dispatcher's load spreading and
+// overflow (dispatcher.hpp) read.
+struct DriverLoad {
+  // For spreading work over equivalent hardware instances: bytes in flight
+  // through the asynchronous path, and how many times the driver was chosen
+  // (a batch, or a session's route), which breaks ties round-robin.
+  std::atomic<std::uint64_t> outstanding_bytes{0};
+  std::atomic<std::uint64_t> times_chosen{0};
+  // Requests inside a hardware driver right now: compared with how many the
+  // device may hold before software is sooner (Dispatcher::overflow()).
+  // Software drivers do not keep it: it would cost two atomic operations
+  // per small request.
+  std::atomic<std::uint32_t> in_flight{0};
+  // Until when (steady_clock ticks) the device counts as shared between
+  // threads: set whenever a request finds another one inside it.
+  std::atomic<std::int64_t> shared_until{0};
+};
+
 struct RegisteredDriver {
   std::unique_ptr<Driver> driver;
   std::string name;
@@ -32,35 +51,23 @@ struct RegisteredDriver {
   std::vector<SelfTestResult> self_tests;
   std::array<UsageCounter, kAlgorithmCount> usage;
   DriverHealth health;
-  // Load, for spreading work over equivalent hardware instances: bytes in
-  // flight through the asynchronous path, and how many times it was chosen
-  // (a batch, or a session's route), which breaks ties round-robin.
-  std::atomic<std::uint64_t> outstanding_bytes{0};
-  std::atomic<std::uint64_t> chosen{0};
-  // Requests inside a hardware driver right now, from every session and
-  // thread: the dispatcher's relief (dispatcher.hpp) compares it with how
-  // many the device may hold before software is sooner. Software drivers
-  // do not keep it: it would cost two atomic operations per small request.
-  std::atomic<std::uint32_t> busy{0};
-  // Until when (steady_clock ticks) the device counts as shared between
-  // threads: set whenever a request finds another one inside it.
-  std::atomic<std::int64_t> shared_until{0};
+  DriverLoad load;
 };
 
-// Counts `requests` in a hardware driver's `busy` figure for as long as it
+// Counts `requests` in a hardware driver's load.in_flight for as long as it
 // lives (software drivers keep no count).
-class InDriver {
+class InFlightCount {
  public:
-  InDriver(RegisteredDriver& driver, std::uint32_t requests) noexcept
+  InFlightCount(RegisteredDriver& driver, std::uint32_t requests) noexcept
       : driver_(driver.traits.kind == DriverKind::hardware ? &driver : nullptr),
         requests_(requests) {
-    if (driver_ != nullptr) driver_->busy.fetch_add(requests_, std::memory_order_relaxed);
+    if (driver_ != nullptr) driver_->load.in_flight.fetch_add(requests_, std::memory_order_relaxed);
   }
-  ~InDriver() {
-    if (driver_ != nullptr) driver_->busy.fetch_sub(requests_, std::memory_order_relaxed);
+  ~InFlightCount() {
+    if (driver_ != nullptr) driver_->load.in_flight.fetch_sub(requests_, std::memory_order_relaxed);
   }
-  InDriver(const InDriver&) = delete;
-  InDriver& operator=(const InDriver&) = delete;
+  InFlightCount(const InFlightCount&) = delete;
+  InFlightCount& operator=(const InFlightCount&) = delete;
 
  private:
   RegisteredDriver* driver_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace cryptoaccel::detail {
@@ -23,30 +24,52 @@ void check_key(const Algorithm& algorithm, Bytes key) {
     throw InvalidKey(std::string(algorithm.name) + " key halves must differ");
 }
 
+// Why `driver` cannot serve sessions of `algorithm` with this key, or
+// nothing when it can.
+std::optional<std::string> refusal(const RegisteredDriver& driver, const Algorithm& algorithm,
+                                   Bytes key) {
+  const Capability* capability = driver.enabled[index_of(algorithm.id)];
+  if (capability == nullptr) {
+    std::string why = "driver '" + driver.name + "' does not offer " + std::string(algorithm.name);
+    for (const auto& t : driver.self_tests)
+      if (t.algorithm == algorithm.id) why += ": disabled, self-test failed: " + t.detail;
+    return why;
+  }
+  if (!capability->key_sizes.contains(key.size()))
+    return "driver '" + driver.name + "' takes " + std::string(algorithm.name) + " keys of " +
+           sizes(capability->key_sizes) + " bytes, not " + std::to_string(key.size());
+  return std::nullopt;
+}
+
+// The first driver of the preference that can serve the session; null for
+// the dispatcher (no preference, or none can and the options fall back).
+RegisteredDriver* preferred_driver(Registry& registry, const Algorithm& algorithm, Bytes key,
+                                   const SessionOptions& options) {
+  std::optional<std::string> first_refusal;
+  bool key_refused = false;
+  for (const std::string& name : options.driver.drivers()) {
+    RegisteredDriver* driver = registry.find(name);
+    if (driver == nullptr)
+      throw NotFound("no driver named '" + name + "' (`cryptoaccel list` shows the drivers)");
+    std::optional<std::string> why = refusal(*driver, algorithm, key);
+    if (!why) return driver;
+    if (!first_refusal) {
+      first_refusal = std::move(why);
+      key_refused = driver->enabled[index_of(algorithm.id)] != nullptr;
+    }
+  }
+  if (!first_refusal || options.fall_back) return nullptr;
+  if (key_refused) throw InvalidKeyLength(*first_refusal);
+  throw Unsupported(*first_refusal);
+}
+
 }  // namespace
 
 SessionCore::SessionCore(const Algorithm& algorithm, Bytes key, const SessionOptions& options)
     : framework_((options.framework ? *options.framework : Framework::global()).impl()),
       algorithm_(algorithm) {
   check_key(algorithm, key);
-  if (!options.driver.empty()) {
-    pinned_ = framework_.registry.find(options.driver);
-    if (pinned_ == nullptr)
-      throw NotFound("no driver named '" + options.driver +
-                     "' (`cryptoaccel list` shows the drivers)");
-    const Capability* capability = pinned_->enabled[index_of(algorithm.id)];
-    if (capability == nullptr) {
-      std::string why =
-          "driver '" + options.driver + "' does not offer " + std::string(algorithm.name);
-      for (const auto& t : pinned_->self_tests)
-        if (t.algorithm == algorithm.id) why += ": disabled, self-test failed: " + t.detail;
-      throw Unsupported(why);
-    }
-    if (!capability->key_sizes.contains(key.size()))
-      throw InvalidKeyLength(
-          "driver '" + options.driver + "' takes " + std::string(algorithm.name) + " keys of " +
-          sizes(capability->key_sizes) + " bytes, not " + std::to_string(key.size()));
-  }
+  pinned_ = preferred_driver(framework_.registry, algorithm, key, options);
   key_.assign(key);
   slots_.resize(framework_.registry.drivers().size());
 }
@@ -86,8 +109,8 @@ void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& o
            std::find(peer_set.begin(), peer_set.end(), out[available]) != peer_set.end())
       ++available;
     const auto load = [](const RegisteredDriver* d) {
-      return std::pair(d->outstanding_bytes.load(std::memory_order_relaxed),
-                       d->chosen.load(std::memory_order_relaxed));
+      return std::pair(d->load.outstanding_bytes.load(std::memory_order_relaxed),
+                       d->load.times_chosen.load(std::memory_order_relaxed));
     };
     auto least = out.begin();
     for (auto it = out.begin(); it != out.begin() + static_cast<std::ptrdiff_t>(available); ++it)
@@ -115,9 +138,32 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
   return slot.session.get();
 }
 
+bool SessionCore::attempt(RegisteredDriver& driver, DriverSession& session, Request& request) {
+  request.continues = request.continues && &session == last_session_;
+  request.status = ErrorCode::ok;
+  {
+    const InFlightCount in_flight(driver, 1);
+    session.process_one(request);
+  }
+  if (request.status != ErrorCode::driver_failure) {
+    driver.health.succeeded();
+    count(&driver, request.in.size());
+    last_session_ = &session;
+    return true;
+  }
+  ++slots_[driver.index].failures;
+  driver.health.failed();
+  last_session_ = nullptr;
+  return false;
+}
+
 ErrorCode SessionCore::run_after_failure(Request& request) {
   ++slots_[route_.driver->index].failures;
   route_.driver->health.failed();
+  return reroute_after_failure(request);
+}
+
+ErrorCode SessionCore::reroute_after_failure(Request& request) {
   route_ = {};
   last_session_ = nullptr;
   // A pinned driver is never swapped; an in-place request may have lost its
@@ -126,69 +172,72 @@ ErrorCode SessionCore::run_after_failure(Request& request) {
   return run_routed(request);
 }
 
-void SessionCore::add_relief(const Request& request) {
-  const Dispatcher::Relief relief = framework_.dispatcher.relief(algorithm_.id, request.in.size());
-  if (relief.software == nullptr) return;
-  const Capability* capability = relief.software->enabled[index_of(algorithm_.id)];
+void SessionCore::add_overflow(const Request& request) {
+  const Dispatcher::Overflow overflow =
+      framework_.dispatcher.overflow(algorithm_.id, request.in.size());
+  if (overflow.software == nullptr) return;
+  const Capability* capability = overflow.software->enabled[index_of(algorithm_.id)];
   if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) return;
-  DriverSession* session = session_for(*relief.software);
+  DriverSession* session = session_for(*overflow.software);
   if (session == nullptr) return;
-  route_.relief = relief.software;
-  route_.relief_session = session;
-  route_.busy_at = relief.busy_at;
-  route_.yield_when_shared = relief.yield_when_shared;
+  route_.overflow = overflow.software;
+  route_.overflow_session = session;
+  route_.overflow_at = overflow.at_in_flight;
+  route_.overflow_while_shared = overflow.while_shared;
 }
 
-// Does this request go to the route's relief rather than the device?
-bool SessionCore::relieve(RegisteredDriver& device) const noexcept {
-  if (route_.relief == nullptr) return false;
-  const std::uint32_t busy = device.busy.load(std::memory_order_relaxed);
-  bool relieve = busy >= route_.busy_at;  // software is sooner than the wait
-  if (route_.yield_when_shared) {
+// Does this request go to the route's overflow rather than the device?
+bool SessionCore::overflows_to_software(RegisteredDriver& device) const noexcept {
+  if (route_.overflow == nullptr) return false;
+  const std::uint32_t in_flight = device.load.in_flight.load(std::memory_order_relaxed);
+  bool to_software = in_flight >= route_.overflow_at;  // software is sooner than the wait
+  if (route_.overflow_while_shared) {
     // Under load software serves more than the device: while other threads
     // use the device too, every request goes to software. The window lets
     // the device's own requests finish and is then tried again.
     const auto now = DriverHealth::Clock::now().time_since_epoch();
-    if (busy != 0) {
-      device.shared_until.store((now + kSharedWindow).count(), std::memory_order_relaxed);
-      relieve = true;
-    } else if (now.count() < device.shared_until.load(std::memory_order_relaxed)) {
-      relieve = true;
+    if (in_flight != 0) {
+      device.load.shared_until.store((now + kSharedWindow).count(), std::memory_order_relaxed);
+      to_software = true;
+    } else if (now.count() < device.load.shared_until.load(std::memory_order_relaxed)) {
+      to_software = true;
     }
   }
-  return relieve && !route_.relief->health.quarantined();
+  return to_software && !route_.overflow->health.quarantined();
 }
 
 ErrorCode SessionCore::run_on_hardware(Request& request) {
   RegisteredDriver& device = *route_.driver;
   const bool chain = request.continues;
-  if (relieve(device)) {
+  if (overflows_to_software(device)) {
     // Other threads keep the device busy: software is sooner.
-    request.continues = chain && route_.relief_session == last_session_;
-    request.status = ErrorCode::ok;
-    route_.relief_session->process_one(request);
-    if (request.status != ErrorCode::driver_failure) {
-      route_.relief->health.succeeded();
-      last_session_ = route_.relief_session;
-      count(route_.relief, request.in.size());
-      return request.status;
-    }
-    ++slots_[route_.relief->index].failures;
-    route_.relief->health.failed();
-    last_session_ = nullptr;
+    if (attempt(*route_.overflow, *route_.overflow_session, request)) return request.status;
     if (overlaps(request)) throw_failure();  // its input may be lost
     // The device takes it after all.
+    request.continues = chain;
   }
-  request.continues = chain && route_.session == last_session_;
-  request.status = ErrorCode::ok;
-  {
-    const InDriver in_driver(device, 1);
-    route_.session->process_one(request);
-  }
-  if (request.status == ErrorCode::driver_failure) return run_after_failure(request);
-  last_session_ = route_.session;
-  count(&device, request.in.size());
-  return request.status;
+  if (attempt(device, *route_.session, request)) return request.status;
+  return reroute_after_failure(request);
+}
+
+// Caches the route a first choice has just served: later requests the
+// same driver would be chosen for skip the candidate walk (run()).
+void SessionCore::cache_route(RegisteredDriver& driver, DriverSession& session,
+                              const Capability& capability, const Request& request) {
+  if (route_.driver != &driver) driver.load.times_chosen.fetch_add(1, std::memory_order_relaxed);
+  const SizeRange sizes = pinned_ != nullptr
+                              ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
+                              : framework_.dispatcher.same_order(algorithm_.id, request.in.size());
+  route_ = {.driver = &driver,
+            .session = &session,
+            .slot = &slots_[driver.index],
+            .low = sizes.min,
+            .width = std::min(sizes.max, capability.max_request) - sizes.min,
+            .input_mask = capability.input_multiple - 1,
+            .iv_size = request.iv.size(),
+            .tag_size = request.tag.size(),
+            .hardware = driver.traits.kind == DriverKind::hardware};
+  if (route_.hardware && pinned_ == nullptr) add_overflow(request);
 }
 
 ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoid) {
@@ -214,40 +263,13 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     DriverSession* session = session_for(*driver);
     if (session == nullptr) continue;
     attempted = true;
-    request.continues = request.continues && session == last_session_;
-    request.status = ErrorCode::ok;
-    std::size_t done = 0;
-    {
-      const InDriver in_driver(*driver, 1);
-      done = session->process({&request, 1});
-    }
-    if (done == 1 && request.status != ErrorCode::driver_failure) {
+    if (attempt(*driver, *session, request)) {
       // Only a first choice is cached: whatever it covers in its size range,
       // it would be chosen for anyway.
-      if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end()) {
-        if (route_.driver != driver) driver->chosen.fetch_add(1, std::memory_order_relaxed);
-        const SizeRange sizes =
-            pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
-                               : framework_.dispatcher.same_order(algorithm_.id, request.in.size());
-        route_ = {.driver = driver,
-                  .session = session,
-                  .slot = &slots_[driver->index],
-                  .low = sizes.min,
-                  .width = std::min(sizes.max, capability->max_request) - sizes.min,
-                  .input_mask = capability->input_multiple - 1,
-                  .iv_size = request.iv.size(),
-                  .tag_size = request.tag.size(),
-                  .hardware = driver->traits.kind == DriverKind::hardware};
-        if (route_.hardware && pinned_ == nullptr) add_relief(request);
-      }
-      driver->health.succeeded();
-      count(driver, request.in.size());
-      last_session_ = session;
+      if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end())
+        cache_route(*driver, *session, *capability, request);
       return request.status;
     }
-    ++slots_[driver->index].failures;
-    driver->health.failed();
-    last_session_ = nullptr;
     if (in_place) break;
   }
   if (!attempted) throw_no_driver(request);

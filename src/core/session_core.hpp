@@ -31,6 +31,10 @@ class SessionCore {
   // sessions are shared (each core serves its own thread).
   std::unique_ptr<SessionCore> clone() const;
 
+  // The driver of the preference that serves every request; null when the
+  // dispatcher chooses.
+  RegisteredDriver* pinned() const noexcept { return pinned_; }
+
   std::string_view last_driver() const noexcept {
     return last_ ? std::string_view(last_->name) : std::string_view();
   }
@@ -94,16 +98,36 @@ class SessionCore {
     bool unusable = false;  // open_session failed: skip this driver
     std::uint64_t requests = 0, bytes = 0, failures = 0;
   };
+  // run_batch's steps: the driver the dispatcher would try first for
+  // `request` (with its session), a run of requests sent to it at once
+  // (returns how many it completed), and one request re-run alone through
+  // the failover path (returns who served it, or null).
+  RegisteredDriver* first_choice(const Request& request, const RegisteredDriver* avoid,
+                                 DriverSession*& session) noexcept;
+  std::size_t send_together(RegisteredDriver& driver, DriverSession& session,
+                            std::span<Request> run, Watch* watch) noexcept;
+  RegisteredDriver* run_alone(Request& request, const RegisteredDriver* avoid) noexcept;
   // In order of preference, the drivers in quarantine last.
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
+  // Runs one request on `driver` and accounts for it: the driver's health,
+  // this session's counters, the session that served last. Returns whether
+  // the driver served it (any status but driver_failure).
+  bool attempt(RegisteredDriver& driver, DriverSession& session, Request& request);
+  // Walks the dispatcher's candidates from the first; caches the route.
   ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr);
+  void cache_route(RegisteredDriver& driver, DriverSession& session, const Capability& capability,
+                   const Request& request);
+  // The cached route failed: account for it, then reroute.
   ErrorCode run_after_failure(Request& request);
+  // Forgets the route and runs the request on the next candidate (unless
+  // pinned, or its input may be lost).
+  ErrorCode reroute_after_failure(Request& request);
   // The cached route leads to hardware: counts the request as the device's
-  // work, or sends it to the route's relief when the device is busy enough.
+  // work, or sends it to the route's overflow when the device is busy enough.
   ErrorCode run_on_hardware(Request& request);
-  // Sets the route's relief, where the dispatcher has one for this size.
-  void add_relief(const Request& request);
-  bool relieve(RegisteredDriver& device) const noexcept;
+  // Sets the route's overflow, where the dispatcher has one for this size.
+  void add_overflow(const Request& request);
+  bool overflows_to_software(RegisteredDriver& device) const noexcept;
   // How long a device counts as shared after a request found another in it.
   static constexpr std::chrono::milliseconds kSharedWindow{50};
   void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
@@ -143,13 +167,13 @@ class SessionCore {
     std::size_t low = 0, width = 0;
     std::size_t input_mask = 0;  // the driver's input_multiple - 1
     std::size_t iv_size = 0, tag_size = 0;
-    bool hardware = false;  // count the requests in driver->busy
+    bool hardware = false;  // count the requests in driver->load.in_flight
     // Where the dispatcher offers one: the software that takes a request
-    // when the device already holds `busy_at` (Dispatcher::relief()).
-    RegisteredDriver* relief = nullptr;
-    DriverSession* relief_session = nullptr;
-    std::uint32_t busy_at = 0;
-    bool yield_when_shared = false;
+    // when the device already holds `overflow_at` (Dispatcher::overflow()).
+    RegisteredDriver* overflow = nullptr;
+    DriverSession* overflow_session = nullptr;
+    std::uint32_t overflow_at = 0;
+    bool overflow_while_shared = false;
   } route_;
   std::vector<RegisteredDriver*> candidates_;  // scratch for run_routed
 };

@@ -12,15 +12,7 @@ namespace cryptoaccel::provider {
 namespace {
 
 AeadSession open_aead(ProviderContext& pc, const Algorithm& a, Bytes key) {
-  const SessionOptions& options = pc.options(a.id);
-  try {
-    return AeadSession(a.name, key, options);
-  } catch (const Error&) {
-    // A pinned driver that refuses this key leaves the algorithm to the
-    // dispatcher (and so to soft), never to another provider.
-    if (options.driver.empty()) throw;
-  }
-  return AeadSession(a.name, key, pc.unpinned());
+  return AeadSession(a.name, key, pc.session_options());
 }
 
 // Starts `ctx` on `cipher` with key and nonce: OpenSSL's streaming side.

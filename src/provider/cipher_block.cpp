@@ -18,8 +18,8 @@
 #include "block_cipher_ctx.hpp"
 #include "cipher_common.hpp"
 #include "cipher_families.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 #include "openssl_default.hpp"
 #include "tls_cbc.hpp"
 
@@ -27,15 +27,7 @@ namespace cryptoaccel::provider {
 namespace {
 
 CipherSession open_cipher(ProviderContext& pc, const Algorithm& a, Bytes key) {
-  const SessionOptions& options = pc.options(a.id);
-  try {
-    return CipherSession(a.name, key, options);
-  } catch (const Error&) {
-    // A pinned driver that refuses this key leaves the algorithm to the
-    // dispatcher (and so to soft), never to another provider.
-    if (options.driver.empty()) throw;
-  }
-  return CipherSession(a.name, key, pc.unpinned());
+  return CipherSession(a.name, key, pc.session_options());
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 #include <span>
 
 #include "cryptoaccel/cryptoaccel.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 #include "provider_context.hpp"
 
 namespace cryptoaccel::provider {

@@ -17,8 +17,8 @@
 #include "aead_message.hpp"
 #include "cipher_common.hpp"
 #include "cipher_families.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 
 namespace cryptoaccel::provider {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core_errors.hpp"
 #include "cryptoaccel/error.hpp"
+#include "openssl_error_queue.hpp"
 
 namespace cryptoaccel::provider {
 namespace {

@@ -9,20 +9,14 @@
 
 #include "cipher_families.hpp"
 #include "digest_runner.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
 
 DigestSession open_digest(ProviderContext& pc, const Algorithm& a) {
-  const SessionOptions& options = pc.options(a.id);
-  try {
-    return DigestSession(a.name, options);
-  } catch (const Error&) {
-    if (options.driver.empty()) throw;
-  }
-  return DigestSession(a.name, pc.unpinned());
+  return DigestSession(a.name, pc.session_options());
 }
 
 class DigestCtx {

@@ -10,8 +10,8 @@ int reason_of(ErrorCode code) {
   return static_cast<int>(code);
 }
 
-void vraise(const CoreErrors* errors, int reason, std::source_location where, const char* format,
-            va_list args) noexcept {
+void vraise(const OpenSslErrorQueue* errors, int reason, std::source_location where,
+            const char* format, va_list args) noexcept {
   if (errors != nullptr)
     errors->raise(reason, where.file_name(), static_cast<int>(where.line()), where.function_name(),
                   format, args);
@@ -47,7 +47,7 @@ const OSSL_ITEM* reason_strings() noexcept {
   return kStrings;
 }
 
-void raise_reason(const CoreErrors* errors, int reason, std::source_location where,
+void raise_reason(const OpenSslErrorQueue* errors, int reason, std::source_location where,
                   const char* format, ...) noexcept {
   va_list args;
   va_start(args, format);
@@ -55,7 +55,7 @@ void raise_reason(const CoreErrors* errors, int reason, std::source_location whe
   va_end(args);
 }
 
-void raise_exception(const CoreErrors* errors, std::source_location where) noexcept {
+void raise_exception(const OpenSslErrorQueue* errors, std::source_location where) noexcept {
   try {
     throw;
   } catch (const Error& e) {

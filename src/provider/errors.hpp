@@ -29,15 +29,15 @@ enum Reason : int {
 const OSSL_ITEM* reason_strings() noexcept;
 
 // Raises `reason` with a printf-style message; `where` names the caller.
-[[gnu::format(printf, 4, 5)]] void raise_reason(const CoreErrors* errors, int reason,
+[[gnu::format(printf, 4, 5)]] void raise_reason(const OpenSslErrorQueue* errors, int reason,
                                                 std::source_location where, const char* format,
                                                 ...) noexcept;
-inline const CoreErrors* errors_of(const ProviderContext* pc) noexcept {
+inline const OpenSslErrorQueue* errors_of(const ProviderContext* pc) noexcept {
   return pc != nullptr ? &pc->errors() : nullptr;
 }
 
 // Raises the exception being handled (call inside a catch block).
-void raise_exception(const CoreErrors* errors, std::source_location where) noexcept;
+void raise_exception(const OpenSslErrorQueue* errors, std::source_location where) noexcept;
 
 // Runs `body`; on an exception raises it and returns `failure`. Called at
 // every entry point OpenSSL calls.

@@ -14,8 +14,8 @@
 
 #include "cipher_families.hpp"
 #include "digest_runner.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 #include "openssl_default.hpp"
 
 namespace cryptoaccel::provider {
@@ -230,14 +230,7 @@ class HmacCtx {
   }
 
   void open(const Algorithm& hmac) {
-    const SessionOptions& options = pc_->options(hmac.id);
-    try {
-      runner_.emplace(MacSession(hmac.name, key_.span(), options));
-      return;
-    } catch (const Error&) {
-      if (options.driver.empty()) throw;
-    }
-    runner_.emplace(MacSession(hmac.name, key_.span(), pc_->unpinned()));
+    runner_.emplace(MacSession(hmac.name, key_.span(), pc_->session_options()));
   }
 
   // libssl's CBC record MAC: the 13-byte header, then the payload, whose

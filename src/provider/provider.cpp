@@ -11,8 +11,8 @@
 
 #include "cipher_families.hpp"
 #include "cryptoaccel/version.hpp"
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 #include "provider_context.hpp"
 #include "rand_seed.hpp"
 
@@ -162,7 +162,7 @@ extern "C" [[gnu::visibility("default")]] int OSSL_provider_init(const OSSL_CORE
     *out = kProviderFunctions;
     return 1;
   } catch (...) {
-    const CoreErrors errors(handle, in);
+    const OpenSslErrorQueue errors(handle, in);
     raise_exception(&errors, std::source_location::current());
     // Also where a person sees it: most applications never print the error
     // queue, and a provider that silently stays unloaded leaves OpenSSL's

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "config_keys.hpp"
+#include "cryptoaccel/settings.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -43,32 +44,6 @@ void write_harmlessly(int fd, std::string_view text) {
   if (!too_big) pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// `stats = VALUE`: anything but these words is a mistake to report.
-bool parse_switch(std::string_view value, std::string_view where) {
-  for (std::string_view yes : {"1", "yes", "true", "on"})
-    if (value == yes) return true;
-  for (std::string_view no : {"0", "no", "false", "off", ""})
-    if (value == no) return false;
-  throw InvalidArgument("cryptoaccel provider: " + std::string(where) + " '" + std::string(value) +
-                        "' is not one of 1, yes, true, on, 0, no, false, off");
-}
-
-// `seed_source = NAME`: the names open_random_source() takes.
-void check_seed_source(std::string_view name) {
-  for (std::string_view fixed : {"best", "hwrng", "getrandom", "rdrand", "rdseed", "afalg"})
-    if (name == fixed) return;
-  if (name.starts_with("afalg:") || name.starts_with("file:")) return;
-  throw InvalidArgument("cryptoaccel provider: seed_source '" + std::string(name) +
-                        "' is not one of best, hwrng, getrandom, rdrand, rdseed, afalg[:ALG], "
-                        "file:PATH");
-}
-
 FrameworkOptions framework_options(const ProviderConfig& config) {
   FrameworkOptions options;
   options.policy = config.policy;
@@ -76,19 +51,6 @@ FrameworkOptions framework_options(const ProviderConfig& config) {
   options.profile_from_environment = config.profile_from_environment;
   options.offload_share = config.offload_share;
   return options;
-}
-
-// The same bounds as the library's CRYPTOACCEL_OFFLOAD_SHARE; `where` names
-// the setting in the message.
-double parse_offload_share(std::string_view text, std::string_view where) {
-  const std::string value(trim(text));
-  char* end = nullptr;
-  const double share = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() || !(share > 0 && share <= 1000))
-    throw InvalidArgument("cryptoaccel provider: " + std::string(where) + " '" + value +
-                          "' is not a number in (0, 1000] (the share of software throughput "
-                          "hardware must reach under the offload policy)");
-  return share;
 }
 
 // Whether `driver` serves `id` and proved it in its self-test.
@@ -100,9 +62,7 @@ bool serves(const DriverInfo& driver, AlgorithmId id) {
   return false;
 }
 
-}  // namespace
-
-ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
+ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
   check_config_keys(handle, in);
   ProviderConfig config;
   auto* get_params = core_function<OSSL_FUNC_core_get_params_fn>(in, OSSL_FUNC_CORE_GET_PARAMS);
@@ -120,45 +80,39 @@ ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* 
                          OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
-  if (policy != nullptr && *policy != '\0') {
-    try {
-      config.policy = parse_policy(trim(policy));
-    } catch (const Error& e) {
-      throw InvalidArgument(std::string("cryptoaccel provider: policy: ") + e.what());
-    }
-  }
-  if (driver != nullptr) {
-    std::string_view list = driver;
-    while (!list.empty()) {
-      const std::size_t comma = list.find(',');
-      const std::string_view name = trim(list.substr(0, comma));
-      if (!name.empty()) config.drivers.emplace_back(name);
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-    }
-  }
-  if (stats != nullptr) config.stats = parse_switch(trim(stats), "stats");
-  if (const char* env = std::getenv("CRYPTOACCEL_STATS"); env != nullptr)
-    config.stats = parse_switch(trim(env), "CRYPTOACCEL_STATS");
-  if (profile != nullptr && !trim(profile).empty()) {
+  if (policy != nullptr && !trim_setting(policy).empty())
+    config.policy = parse_policy(policy, "policy");
+  if (driver != nullptr) config.drivers = DriverPreference::parse(driver);
+  if (stats != nullptr) config.stats = parse_switch(stats, "stats");
+  if (profile != nullptr && !trim_setting(profile).empty()) {
     config.profile_from_environment = false;
-    if (trim(profile) != "none") config.profile = trim(profile);
+    if (trim_setting(profile) != "none") config.profile = trim_setting(profile);
   }
   if (share != nullptr) config.offload_share = parse_offload_share(share, "offload_share");
-  if (seed_source != nullptr && !trim(seed_source).empty()) {
-    config.seed_source = trim(seed_source);
-    check_seed_source(config.seed_source);
-  }
+  if (seed_source != nullptr && !trim_setting(seed_source).empty())
+    config.seed_source = parse_seed_source(seed_source, "seed_source");
   // The environment overrides the file, as for the library's tools: a
-  // profile or share can be tried for one command without editing it.
-  if (const char* env = std::getenv("CRYPTOACCEL_POLICY"); env != nullptr && *env != '\0')
-    config.policy = parse_policy(trim(env));
-  if (const char* env = std::getenv("CRYPTOACCEL_PROFILE"); env != nullptr && *env != '\0') {
+  // profile or share can be tried for one command without editing it. A
+  // bad value fails the load, as a bad key does.
+  const EnvironmentSettings environment = read_environment();
+  config.policy = environment.policy.value_or(config.policy);
+  config.offload_share = environment.offload_share.value_or(config.offload_share);
+  config.stats = environment.stats.value_or(config.stats);
+  if (environment.profile) {
     config.profile.clear();  // default_profile_path() reads it
     config.profile_from_environment = true;
   }
-  if (const char* env = std::getenv("CRYPTOACCEL_OFFLOAD_SHARE"); env != nullptr && *env != '\0')
-    config.offload_share = parse_offload_share(env, "CRYPTOACCEL_OFFLOAD_SHARE");
   return config;
+}
+
+}  // namespace
+
+ProviderConfig read_config(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) {
+  try {
+    return read_settings(handle, in);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("cryptoaccel provider: ") + e.what());
+  }
 }
 
 ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in)
@@ -166,35 +120,26 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
       config_(read_config(handle, in)),
       framework_(framework_options(config_)),
       seed_(config_.seed_source) {
+  try {
+    check_serving_preference(framework_, config_.drivers, "applications");
+  } catch (const NotFound& e) {
+    throw NotFound(std::string("cryptoaccel provider: ") + e.what());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("cryptoaccel provider: ") + e.what());
+  }
+  // A configured driver that does not offer an algorithm, or refuses a
+  // key, leaves it to the dispatcher (and so to soft), never to another
+  // provider.
+  session_options_ = {.framework = &framework_, .driver = config_.drivers, .fall_back = true};
   const std::vector<DriverInfo> drivers = framework_.drivers();
-  for (const std::string& name : config_.drivers)
-    if (std::none_of(drivers.begin(), drivers.end(),
-                     [&](const DriverInfo& d) { return d.name == name; }))
-      throw NotFound("cryptoaccel provider: no driver named '" + name +
-                     "' on this machine (`cryptoaccel list` shows the drivers)");
-  // The null driver returns its input unchanged: a way to measure overhead,
-  // never something an application may be served by.
-  for (const std::string& name : config_.drivers)
-    for (const DriverInfo& d : drivers)
-      if (d.name == name && !d.traits.self_test)
-        throw InvalidArgument("cryptoaccel provider: driver '" + name +
-                              "' does no cryptography (it only measures overhead) and cannot "
-                              "serve applications; name a real driver (`cryptoaccel list`)");
-  unpinned_.framework = &framework_;
   for (const Algorithm& a : algorithms()) {
-    SessionOptions& options = options_[index_of(a.id)];
-    options.framework = &framework_;
-    for (const std::string& name : config_.drivers) {
-      auto d = std::find_if(drivers.begin(), drivers.end(),
-                            [&](const DriverInfo& info) { return info.name == name; });
-      if (serves(*d, a.id)) {
-        options.driver = name;
-        break;
-      }
+    bool offered = false;
+    for (const DriverInfo& d : drivers) {
+      const bool pinned =
+          std::find(config_.drivers.drivers().begin(), config_.drivers.drivers().end(), d.name) !=
+          config_.drivers.drivers().end();
+      offered = offered || ((pinned || d.traits.automatic) && serves(d, a.id));
     }
-    bool offered = !options.driver.empty();
-    for (const DriverInfo& d : drivers)
-      offered = offered || (d.traits.automatic && serves(d, a.id));
     offered_[index_of(a.id)] = offered;
   }
 }
@@ -212,15 +157,16 @@ ProviderContext::~ProviderContext() {
   write_harmlessly(STDERR_FILENO, report);
 }
 
-CoreErrors::CoreErrors(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) noexcept
+OpenSslErrorQueue::OpenSslErrorQueue(const OSSL_CORE_HANDLE* handle,
+                                     const OSSL_DISPATCH* in) noexcept
     : handle_(handle),
       new_error_(core_function<OSSL_FUNC_core_new_error_fn>(in, OSSL_FUNC_CORE_NEW_ERROR)),
       set_error_debug_(
           core_function<OSSL_FUNC_core_set_error_debug_fn>(in, OSSL_FUNC_CORE_SET_ERROR_DEBUG)),
       vset_error_(core_function<OSSL_FUNC_core_vset_error_fn>(in, OSSL_FUNC_CORE_VSET_ERROR)) {}
 
-void CoreErrors::raise(int reason, const char* file, int line, const char* func, const char* format,
-                       va_list args) const noexcept {
+void OpenSslErrorQueue::raise(int reason, const char* file, int line, const char* func,
+                              const char* format, va_list args) const noexcept {
   if (new_error_ == nullptr || vset_error_ == nullptr) return;
   new_error_(handle_);
   if (set_error_debug_ != nullptr) set_error_debug_(handle_, file, line, func);

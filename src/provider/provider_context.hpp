@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core_errors.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "openssl_default.hpp"
+#include "openssl_error_queue.hpp"
 #include "seed_source.hpp"
 
 namespace cryptoaccel::provider {
@@ -24,8 +24,8 @@ namespace cryptoaccel::provider {
 // docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
-  std::vector<std::string> drivers;  // pinned drivers, in order of preference
-  bool stats = false;                // print usage at teardown
+  DriverPreference drivers;  // `driver = a, b`: preferred, falling back to dispatch
+  bool stats = false;        // print usage at teardown
   // The dispatch profile: a path, or empty with profile_from_environment
   // for the library's default ($CRYPTOACCEL_PROFILE or the user's cache);
   // empty without it (`profile = none`) for no profile.
@@ -47,12 +47,10 @@ class ProviderContext {
   Framework& framework() noexcept { return framework_; }
   const ProviderConfig& config() const noexcept { return config_; }
 
-  // The options of every session of `id`: our framework, and the pinned
-  // driver when one of the configured drivers offers the algorithm.
-  const SessionOptions& options(AlgorithmId id) const noexcept { return options_[index_of(id)]; }
-  // The same without a pin: where a pinned driver refuses a key, the
-  // session falls back to the dispatcher (which includes `soft`).
-  const SessionOptions& unpinned() const noexcept { return unpinned_; }
+  // The options of every session: our framework, and the configured
+  // drivers as a preference that falls back to the dispatcher (and so to
+  // soft) where none of them offers the algorithm or takes the key.
+  const SessionOptions& session_options() const noexcept { return session_options_; }
 
   // Whether some driver of this instance can serve `id`: only those are
   // advertised to OpenSSL.
@@ -64,7 +62,7 @@ class ProviderContext {
   // The source of the seed source CRYPTOACCEL-SEED, shared by its contexts.
   SeedSource& seed() noexcept { return seed_; }
 
-  const CoreErrors& errors() const noexcept { return errors_; }
+  const OpenSslErrorQueue& errors() const noexcept { return errors_; }
 
   // OpenSSL's own implementations, for what no driver serves.
   OpenSslDefault& openssl_default() noexcept { return openssl_default_; }
@@ -82,11 +80,10 @@ class ProviderContext {
   const char* text_for_param(ParamText which);
 
  private:
-  CoreErrors errors_;
+  OpenSslErrorQueue errors_;
   ProviderConfig config_;
   Framework framework_;
-  std::array<SessionOptions, kAlgorithmCount> options_;
-  SessionOptions unpinned_;
+  SessionOptions session_options_;
   std::array<bool, kAlgorithmCount> offered_{};
   SeedSource seed_;
   OpenSslDefault openssl_default_;

@@ -15,8 +15,8 @@
 #include <mutex>
 #include <new>
 
-#include "dispatch.hpp"
 #include "errors.hpp"
+#include "function_tables.hpp"
 #include "provider_context.hpp"
 #include "rand_seed.hpp"
 

@@ -33,6 +33,21 @@ TEST(AlgorithmTable, NamesAreUniqueAndIdsIndexTheTable) {
   }
 }
 
+TEST(AlgorithmTable, EveryNameOfARowFindsIt) {
+  // OpenSSL's aliases and OIDs, and the kernel's spellings, all from the row.
+  EXPECT_EQ(find_algorithm("AES128"), &algorithm(AlgorithmId::aes_128_cbc));
+  EXPECT_EQ(find_algorithm("id-aes192-GCM"), &algorithm(AlgorithmId::aes_192_gcm));
+  EXPECT_EQ(find_algorithm("2.16.840.1.101.3.4.2.1"), &algorithm(AlgorithmId::sha256));
+  EXPECT_EQ(find_algorithm("sha-256"), &algorithm(AlgorithmId::sha256));
+  EXPECT_EQ(find_algorithm("rmd160"), &algorithm(AlgorithmId::ripemd160));
+  EXPECT_EQ(find_algorithm("hmac(rmd160)"), &algorithm(AlgorithmId::hmac_ripemd160));
+  EXPECT_EQ(find_algorithm("3des"), &algorithm(AlgorithmId::des_ede3_cbc));
+  // HMAC is OpenSSL's one EVP_MAC, not an algorithm of the table.
+  EXPECT_EQ(find_algorithm("hmac"), nullptr);
+  EXPECT_EQ(find_algorithm(""), nullptr);
+  EXPECT_EQ(find_algorithm("sha256:sha-256"), nullptr);
+}
+
 TEST(AlgorithmTable, ShapesAreConsistent) {
   for (const Algorithm& a : algorithms()) {
     SCOPED_TRACE(std::string(a.name));

@@ -116,7 +116,7 @@ std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate) {
                          digest && a.kind == AlgorithmKind::digest
                              ? std::span<const std::uint8_t>()
                              : std::span<const std::uint8_t>(key),
-                         {.driver = r.driver == "auto" ? std::string() : r.driver, .workers = 1});
+                         {.driver = r.driver, .workers = 1});
     batches = spin(gate, [&] {
       session.submit(batch);
       session.wait();
@@ -132,8 +132,7 @@ std::uint64_t run_async_worker(const MeasureRequest& r, Gate& gate) {
 std::uint64_t run_worker(const MeasureRequest& r, Gate& gate) {
   if (r.in_flight > 1) return run_async_worker(r, gate);
   const Algorithm& a = *r.algorithm;
-  SessionOptions options;
-  if (r.driver != "auto") options.driver = r.driver;
+  const SessionOptions options{.driver = r.driver};
   // HMAC takes any key: 16 bytes, as openssl speed -hmac uses.
   const auto key = random_bytes(a.kind == AlgorithmKind::mac ? 16 : a.key_size.min);
   const auto iv = random_bytes(a.iv_size);
@@ -186,7 +185,7 @@ std::uint64_t run_worker(const MeasureRequest& r, Gate& gate) {
 Measurement measure(const MeasureRequest& request, const std::atomic<bool>& interrupt) {
   Measurement m;
   m.algorithm = request.algorithm;
-  m.driver = request.driver.empty() ? "auto" : request.driver;
+  m.driver = request.driver.text();
   m.size = request.size;
   m.workers = request.workers;
   m.in_flight = request.in_flight;

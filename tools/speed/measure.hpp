@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/session.hpp"
 
 namespace cryptoaccel::tools::speed {
 
@@ -39,7 +40,7 @@ struct Measurement {
 
 struct MeasureRequest {
   const Algorithm* algorithm = nullptr;
-  std::string driver;  // "" or "auto": the dispatcher chooses
+  DriverPreference driver;  // empty ("auto"): the dispatcher chooses
   std::size_t size = 0;
   double seconds = 3;
   int workers = 1;

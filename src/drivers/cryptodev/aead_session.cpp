@@ -1,30 +1,30 @@
 // AES-GCM through CIOCAUTHCRYPT. The ABI keeps ciphertext and tag together:
 // a seal writes ciphertext || tag into dst, an open reads them from src and
 // fails with EBADMSG when the tag does not match. Our requests keep the tag
-// apart, so each lane has a buffer to join or split them.
+// apart, so each device session has a buffer to join or split them.
 #include <cstring>
 #include <vector>
 
 #include "cryptoaccel/session.hpp"
-#include "lanes.hpp"
+#include "parallel_ioctls.hpp"
 #include "sessions.hpp"
 
 namespace cryptoaccel::cryptodev {
 namespace {
 
-class AeadSession final : public LanedSession {
+class AeadSession final : public ParallelIoctlSession {
  public:
-  using LanedSession::LanedSession;
+  using ParallelIoctlSession::ParallelIoctlSession;
   ~AeadSession() override {
     for (auto& b : buffers_) secure_wipe(b.data(), b.size());
   }
 
  private:
-  ErrorCode run(const DeviceSession& lane, Request& r) noexcept override {
+  ErrorCode run(const DeviceSession& device_session, Request& r) noexcept override {
     if (r.op == Operation::digest) return ErrorCode::unsupported;
     if (r.in.size() + r.aad.size() > kMaxRequest) return ErrorCode::invalid_length;
     const std::size_t n = r.in.size(), t = r.tag.size();
-    std::vector<std::uint8_t>& joined = buffers_[&lane - &lane0()];
+    std::vector<std::uint8_t>& joined = buffers_[&device_session - &first_device_session()];
     try {
       joined.resize(2 * (n + t));
     } catch (...) {
@@ -38,7 +38,7 @@ class AeadSession final : public LanedSession {
       std::memcpy(input + n, r.tag.data(), t);
     }
     CryptAuthOp op{};
-    op.ses = lane.id();
+    op.ses = device_session.id();
     op.op = seal ? kEncrypt : kDecrypt;
     op.len = static_cast<std::uint32_t>(seal ? n : n + t);
     op.auth_len = static_cast<std::uint32_t>(r.aad.size());
@@ -48,7 +48,8 @@ class AeadSession final : public LanedSession {
     op.tag_len = static_cast<std::uint32_t>(t);
     op.iv = address(r.iv.data());
     op.iv_len = static_cast<std::uint32_t>(r.iv.size());
-    const ErrorCode status = status_from_errno(device_ioctl(lane.device(), kCiocAuthCrypt, &op));
+    const ErrorCode status =
+        status_from_errno(device_ioctl(device_session.device(), kCiocAuthCrypt, &op));
     if (status == ErrorCode::ok) {
       std::memcpy(r.out.data(), output, n);
       if (seal) std::memcpy(r.tag.data(), output + n, t);
@@ -57,7 +58,7 @@ class AeadSession final : public LanedSession {
     return status;
   }
 
-  std::array<std::vector<std::uint8_t>, kMaxLanes> buffers_;
+  std::array<std::vector<std::uint8_t>, kMaxParallelIoctls> buffers_;
 };
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "cryptoaccel/driver/driver.hpp"
 #include "device.hpp"
 #include "implementation.hpp"
-#include "lanes.hpp"
+#include "parallel_ioctls.hpp"
 #include "sessions.hpp"
 
 namespace cryptoaccel {
@@ -70,7 +70,7 @@ class CryptodevDriver final : public Driver {
             // automatically would only add round trips.
             .automatic = !implementation_.our_server,
             .self_test = true,
-            .max_in_flight = kMaxLanes};
+            .max_in_flight = kMaxParallelIoctls};
   }
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
 

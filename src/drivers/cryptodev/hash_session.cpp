@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "lanes.hpp"
+#include "parallel_ioctls.hpp"
 #include "sessions.hpp"
 
 namespace cryptoaccel::cryptodev {
@@ -45,31 +45,33 @@ class HashStream final : public DigestStream {
   DeviceSession session_;
 };
 
-class HashSession final : public LanedSession {
+class HashSession final : public ParallelIoctlSession {
  public:
-  using LanedSession::LanedSession;
+  using ParallelIoctlSession::ParallelIoctlSession;
 
   std::unique_ptr<DigestStream> open_stream() override {
     DeviceSession session;
-    if (const int e = session.create(lane0().shared_device(), algorithm().id, key()); e != 0)
+    if (const int e = session.create(first_device_session().shared_device(), algorithm().id, key());
+        e != 0)
       throw DriverFailure("cryptodev: cannot start a hash stream: " +
                           std::string(std::strerror(-e)));
     return std::make_unique<HashStream>(std::move(session));
   }
 
  private:
-  ErrorCode run(const DeviceSession& lane, Request& r) noexcept override {
+  ErrorCode run(const DeviceSession& device_session, Request& r) noexcept override {
     if (r.op != Operation::digest) return ErrorCode::unsupported;
     std::span<const std::uint8_t> in = r.in;
-    if (in.size() <= kMaxRequest) return status_from_errno(hash_piece(lane, in, 0, r.out.data()));
+    if (in.size() <= kMaxRequest)
+      return status_from_errno(hash_piece(device_session, in, 0, r.out.data()));
     std::uint16_t flags = kFlagUpdate | kFlagReset;
     while (in.size() > kMaxRequest) {
-      if (const int e = hash_piece(lane, in.first(kMaxRequest), flags, nullptr); e != 0)
+      if (const int e = hash_piece(device_session, in.first(kMaxRequest), flags, nullptr); e != 0)
         return status_from_errno(e);
       in = in.subspan(kMaxRequest);
       flags = kFlagUpdate;
     }
-    return status_from_errno(hash_piece(lane, in, kFlagFinal, r.out.data()));
+    return status_from_errno(hash_piece(device_session, in, kFlagFinal, r.out.data()));
   }
 };
 

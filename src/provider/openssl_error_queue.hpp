@@ -1,5 +1,6 @@
-// The core's error functions (core_new_error, core_set_error_debug,
-// core_vset_error): how a provider puts entries on OpenSSL's error queue.
+// OpenSSL's error queue as the provider reaches it: the functions
+// core_new_error, core_set_error_debug and core_vset_error that OpenSSL's core
+// (libcrypto) hands the provider at load.
 #pragma once
 
 #include <openssl/core.h>
@@ -9,9 +10,9 @@
 
 namespace cryptoaccel::provider {
 
-class CoreErrors {
+class OpenSslErrorQueue {
  public:
-  CoreErrors(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) noexcept;
+  OpenSslErrorQueue(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) noexcept;
   void raise(int reason, const char* file, int line, const char* func, const char* format,
              va_list args) const noexcept;
 

@@ -1,4 +1,6 @@
-// Small helpers for the tables OpenSSL's core reads.
+// The OSSL_DISPATCH function tables OpenSSL reads, one per algorithm, and
+// the names each algorithm is registered under. (Not to be confused with
+// core/dispatcher.hpp, which routes requests to drivers.)
 #pragma once
 
 #include <openssl/core.h>
