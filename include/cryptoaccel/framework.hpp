@@ -110,6 +110,12 @@ class Framework {
 
   // Counters since construction, only non-zero entries.
   std::vector<UsageCount> usage() const;
+  // Adds to the counters of drivers()[driver] for `algorithm` what
+  // OpenSSL's own implementation served on its behalf, outside any
+  // session: the provider's direct path, where soft is the sole driver
+  // (sole_driver()). An index out of range is ignored.
+  void count_usage(std::size_t driver, AlgorithmId algorithm, std::uint64_t requests,
+                   std::uint64_t bytes) noexcept;
 
   struct Impl;
   Impl& impl() noexcept { return *impl_; }

@@ -58,6 +58,14 @@ struct SessionOptions {
   bool fall_back = false;
 };
 
+// The driver that would serve every request of every session of
+// `algorithm` opened with `options`, whatever its key, IV, tag and size:
+// the preference's choice, or the dispatcher's first choice in every size
+// bucket, with no load to spread over peers and no overflow. Empty when
+// requests may reach more than one driver. The provider hands an algorithm
+// whose sole driver is "soft" to OpenSSL's own implementation directly.
+std::string sole_driver(const Algorithm& algorithm, const SessionOptions& options = {});
+
 namespace detail {
 class SessionCore;
 struct StreamState;

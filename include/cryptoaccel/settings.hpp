@@ -41,6 +41,9 @@ struct EnvironmentSettings {
   std::optional<Policy> policy;
   std::optional<double> offload_share;
   std::optional<bool> stats;
+  // CRYPTOACCEL_DIRECT: may the provider hand what soft alone serves to
+  // OpenSSL's own implementation (docs/provider.md, "Speed")?
+  std::optional<bool> direct;
   bool profile = false;  // CRYPTOACCEL_PROFILE is set (default_profile_path() reads it)
 };
 

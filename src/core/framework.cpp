@@ -141,4 +141,13 @@ std::vector<UsageCount> Framework::usage() const {
   return out;
 }
 
+void Framework::count_usage(std::size_t driver, AlgorithmId algorithm, std::uint64_t requests,
+                            std::uint64_t bytes) noexcept {
+  const auto& drivers = impl_->registry.drivers();
+  if (driver >= drivers.size()) return;
+  auto& u = drivers[driver]->usage[index_of(algorithm)];
+  u.requests.fetch_add(requests, std::memory_order_relaxed);
+  u.bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 }  // namespace cryptoaccel

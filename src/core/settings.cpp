@@ -86,6 +86,8 @@ EnvironmentSettings read_environment(std::vector<std::string>* ignored) {
   });
   read("CRYPTOACCEL_STATS",
        [&](const char* v, const char* where) { settings.stats = parse_switch(v, where); });
+  read("CRYPTOACCEL_DIRECT",
+       [&](const char* v, const char* where) { settings.direct = parse_switch(v, where); });
   settings.profile = environment("CRYPTOACCEL_PROFILE") != nullptr;
   return settings;
 }

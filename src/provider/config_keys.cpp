@@ -19,9 +19,9 @@ namespace cryptoaccel::provider {
 namespace {
 
 // OpenSSL's own keys of a provider section, then ours (docs/provider.md).
-constexpr std::string_view kKnownKeys[] = {"module",        "activate",   "identity", "soft_load",
-                                           "policy",        "driver",     "stats",    "profile",
-                                           "offload_share", "seed_source"};
+constexpr std::string_view kKnownKeys[] = {"module",        "activate",    "identity", "soft_load",
+                                           "policy",        "driver",      "stats",    "profile",
+                                           "offload_share", "seed_source", "direct"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }

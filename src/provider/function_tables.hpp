@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string_view>
 #include <utility>
 
 #include "cryptoaccel/algorithm.hpp"
@@ -37,5 +38,9 @@ const OSSL_DISPATCH* table_of(AlgorithmId id) {
 // ("AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6"), so that every fetch
 // by name or OID finds ours too.
 const char* openssl_names(AlgorithmId id) noexcept;
+
+// Whether `names`, colon-separated as in OSSL_ALGORITHM, holds `name`
+// (OpenSSL's names ignore case).
+bool names_include(std::string_view names, std::string_view name) noexcept;
 
 }  // namespace cryptoaccel::provider

@@ -1,7 +1,9 @@
 // The names each algorithm is registered under (OSSL_ALGORITHM's
 // algorithm_names): OpenSSL's name, its aliases and the OID, all from the
 // algorithm's row in cryptoaccel/algorithms.def.
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <string>
 
 #include "function_tables.hpp"
@@ -28,6 +30,22 @@ const char* openssl_names(AlgorithmId id) noexcept {
     return all;
   }();
   return names[index_of(id)].c_str();
+}
+
+bool names_include(std::string_view names, std::string_view name) noexcept {
+  while (!names.empty()) {
+    const std::size_t colon = names.find(':');
+    const std::string_view one = names.substr(0, colon);
+    if (one.size() == name.size() &&
+        std::equal(one.begin(), one.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) ==
+                 std::tolower(static_cast<unsigned char>(b));
+        }))
+      return true;
+    if (colon == std::string_view::npos) break;
+    names.remove_prefix(colon + 1);
+  }
+  return false;
 }
 
 }  // namespace cryptoaccel::provider

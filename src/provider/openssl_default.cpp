@@ -3,16 +3,36 @@
 #include <sstream>
 
 #include "cryptoaccel/error.hpp"
+#include "function_tables.hpp"
 
 namespace cryptoaccel::provider {
 
 OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
   if (libctx_ == nullptr) throw DriverFailure("cryptoaccel provider: OSSL_LIB_CTX_new failed");
+  default_ = OSSL_PROVIDER_load(libctx_, "default");
+  if (default_ == nullptr) {
+    OSSL_LIB_CTX_free(libctx_);
+    throw DriverFailure("cryptoaccel provider: OpenSSL's default provider did not load");
+  }
 }
 
 OpenSslDefault::~OpenSslDefault() {
   for (auto& [name, cipher] : ciphers_) EVP_CIPHER_free(cipher);
+  OSSL_PROVIDER_unload(default_);
   OSSL_LIB_CTX_free(libctx_);
+}
+
+const OSSL_DISPATCH* OpenSslDefault::implementation(int operation,
+                                                    std::string_view name) const noexcept {
+  int no_cache = 0;
+  const OSSL_ALGORITHM* found = OSSL_PROVIDER_query_operation(default_, operation, &no_cache);
+  for (; found != nullptr && found->algorithm_names != nullptr; ++found)
+    if (names_include(found->algorithm_names, name)) return found->implementation;
+  return nullptr;
+}
+
+void* OpenSslDefault::default_provider_context() const noexcept {
+  return OSSL_PROVIDER_get0_provider_ctx(default_);
 }
 
 const EVP_CIPHER* OpenSslDefault::cipher(const Algorithm& a) {

@@ -7,7 +7,9 @@
 // drivers' usage under the name "openssl-default".
 #pragma once
 
+#include <openssl/core.h>
 #include <openssl/evp.h>
+#include <openssl/provider.h>
 #include <openssl/types.h>
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "cryptoaccel/algorithm.hpp"
 
@@ -34,6 +37,13 @@ class OpenSslDefault {
   OpenSslDefault& operator=(const OpenSslDefault&) = delete;
 
   OSSL_LIB_CTX* libctx() const noexcept { return libctx_; }
+
+  // The default provider's own implementation of the algorithm OpenSSL
+  // calls `name` for `operation` (OSSL_OP_CIPHER, ...), as its dispatch
+  // table, and the provider context its functions expect: what the direct
+  // path registers (forwarded.hpp). Null when it has none.
+  const OSSL_DISPATCH* implementation(int operation, std::string_view name) const noexcept;
+  void* default_provider_context() const noexcept;
   // The default provider's implementation of `cipher` (fetched once; owned
   // here). Throws Unsupported when OpenSSL has none.
   const EVP_CIPHER* cipher(const Algorithm& cipher);
@@ -46,6 +56,7 @@ class OpenSslDefault {
 
  private:
   OSSL_LIB_CTX* libctx_ = nullptr;
+  OSSL_PROVIDER* default_ = nullptr;  // loaded in libctx_, kept for its tables
   mutable std::mutex mutex_;
   std::map<std::string, EVP_CIPHER*, std::less<>> ciphers_;
   struct Usage {

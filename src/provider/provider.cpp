@@ -37,6 +37,12 @@ void build_tables(ProviderContext& pc) {
   for (const Algorithm& a : algorithms()) {
     if (!pc.offers(a.id)) continue;
     const char* names = openssl_names(a.id);
+    // Where soft alone serves, OpenSSL's own implementation, directly.
+    if (const OSSL_DISPATCH* direct = pc.forwarding().table(a.id)) {
+      (a.kind == AlgorithmKind::digest ? pc.digests : pc.ciphers)
+          .push_back({names, kProperties, direct, nullptr});
+      continue;
+    }
     switch (a.kind) {
       case AlgorithmKind::cipher:
         pc.ciphers.push_back({names, kProperties, block_cipher_functions(a.id), nullptr});
@@ -55,7 +61,10 @@ void build_tables(ProviderContext& pc) {
         break;
     }
   }
-  if (any_hmac) pc.macs.push_back({"HMAC", kProperties, hmac_functions(), nullptr});
+  if (any_hmac) {
+    const OSSL_DISPATCH* direct = pc.forwarding().hmac_table();
+    pc.macs.push_back({"HMAC", kProperties, direct ? direct : hmac_functions(), nullptr});
+  }
   // Always offered: which source it reads is decided when OpenSSL first
   // asks for a seed, and a failure then is reported (docs/rng.md).
   pc.rands.push_back({kSeedName, kProperties, seed_functions(),

@@ -72,12 +72,14 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   char* profile = nullptr;
   char* share = nullptr;
   char* seed_source = nullptr;
+  char* direct = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
                          OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
                          OSSL_PARAM_construct_utf8_ptr("profile", &profile, 0),
                          OSSL_PARAM_construct_utf8_ptr("offload_share", &share, 0),
                          OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
+                         OSSL_PARAM_construct_utf8_ptr("direct", &direct, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && !trim_setting(policy).empty())
@@ -91,6 +93,8 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   if (share != nullptr) config.offload_share = parse_offload_share(share, "offload_share");
   if (seed_source != nullptr && !trim_setting(seed_source).empty())
     config.seed_source = parse_seed_source(seed_source, "seed_source");
+  if (direct != nullptr && !trim_setting(direct).empty())
+    config.direct = parse_switch(direct, "direct");
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it. A
   // bad value fails the load, as a bad key does.
@@ -98,6 +102,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   config.policy = environment.policy.value_or(config.policy);
   config.offload_share = environment.offload_share.value_or(config.offload_share);
   config.stats = environment.stats.value_or(config.stats);
+  config.direct = environment.direct.value_or(config.direct);
   if (environment.profile) {
     config.profile.clear();  // default_profile_path() reads it
     config.profile_from_environment = true;
@@ -142,6 +147,34 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
     }
     offered_[index_of(a.id)] = offered;
   }
+  forwarding_ = direct_path(drivers);
+}
+
+// The algorithms whose every request soft alone would serve go to
+// OpenSSL's own implementation directly (forwarded.hpp). Not the AEADs:
+// the provider's own keep checks that OpenSSL 3.0's default provider lacks
+// (docs/provider.md, "Speed").
+std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<DriverInfo>& drivers) {
+  constexpr std::string_view kSoft = "soft";
+  std::size_t soft = drivers.size();
+  for (std::size_t i = 0; i < drivers.size(); ++i)
+    if (drivers[i].name == kSoft) soft = i;
+  std::vector<AlgorithmId> candidates;
+  bool every_hmac_soft = true, any_hmac = false;
+  if (config_.direct && soft != drivers.size()) {
+    for (const Algorithm& a : algorithms()) {
+      if (!offers(a.id)) continue;
+      const bool sole_soft = sole_driver(a, session_options_) == kSoft;
+      if (a.kind == AlgorithmKind::mac) {
+        any_hmac = true;
+        every_hmac_soft = every_hmac_soft && sole_soft;
+      } else if (a.kind != AlgorithmKind::aead && sole_soft) {
+        candidates.push_back(a.id);
+      }
+    }
+  }
+  return std::make_unique<Forwarding>(framework_, soft, openssl_default_, candidates,
+                                      config_.direct && any_hmac && every_hmac_soft);
 }
 
 ProviderContext::~ProviderContext() {
@@ -194,6 +227,12 @@ std::string ProviderContext::dispatch_text() const {
   if (!info.quarantined.empty()) {
     out << "; quarantined:";
     for (const std::string& name : info.quarantined) out << ' ' << name;
+  }
+  const std::size_t direct = forwarding_->forwarded_algorithms();
+  if (direct != 0 || forwarding_->hmac_table() != nullptr) {
+    out << "; direct: " << direct << " algorithms";
+    if (forwarding_->hmac_table() != nullptr) out << " and HMAC";
+    out << " (soft, without the framework)";
   }
   return out.str();
 }

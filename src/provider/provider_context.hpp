@@ -8,11 +8,13 @@
 
 #include <array>
 #include <cstdarg>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "forwarded.hpp"
 #include "openssl_default.hpp"
 #include "openssl_error_queue.hpp"
 #include "seed_source.hpp"
@@ -20,7 +22,7 @@
 namespace cryptoaccel::provider {
 
 // Settings from the provider's section of openssl.cnf (keys `policy`,
-// `driver`, `stats`, `profile`, `offload_share`, `seed_source`); see
+// `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`); see
 // docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
@@ -33,6 +35,9 @@ struct ProviderConfig {
   bool profile_from_environment = true;
   double offload_share = 0.5;
   std::string seed_source = "best";  // what CRYPTOACCEL-SEED reads (random.hpp names)
+  // `direct = yes`: what soft alone would serve goes to OpenSSL's own
+  // implementation without the framework (docs/provider.md, "Speed").
+  bool direct = true;
 };
 
 class ProviderContext {
@@ -67,6 +72,10 @@ class ProviderContext {
   // OpenSSL's own implementations, for what no driver serves.
   OpenSslDefault& openssl_default() noexcept { return openssl_default_; }
 
+  // The default provider's implementations registered as ours where soft
+  // alone would serve (forwarded.hpp); built by provider.cpp.
+  Forwarding& forwarding() noexcept { return *forwarding_; }
+
   // "ALGORITHM DRIVER REQUESTS BYTES" lines, one per pair that served a
   // request (Framework::usage()).
   std::string usage_text() const;
@@ -80,6 +89,8 @@ class ProviderContext {
   const char* text_for_param(ParamText which);
 
  private:
+  std::unique_ptr<Forwarding> direct_path(const std::vector<DriverInfo>& drivers);
+
   OpenSslErrorQueue errors_;
   ProviderConfig config_;
   Framework framework_;
@@ -87,6 +98,7 @@ class ProviderContext {
   std::array<bool, kAlgorithmCount> offered_{};
   SeedSource seed_;
   OpenSslDefault openssl_default_;
+  std::unique_ptr<Forwarding> forwarding_;
   std::mutex param_mutex_;
   std::array<std::string, static_cast<std::size_t>(ParamText::count)> param_texts_;
 };

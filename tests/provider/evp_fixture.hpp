@@ -68,6 +68,17 @@ class Evp : public testing::Test {
     return c;
   }
 
+  // Whether the provider hands what soft alone serves to OpenSSL's own
+  // implementation (the direct path, docs/provider.md "Speed"): then its
+  // errors are OpenSSL's, not the provider's readable ones.
+  static bool direct() {
+    char buffer[4096] = {};
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("dispatch", buffer, sizeof buffer),
+                           OSSL_PARAM_END};
+    return OSSL_PROVIDER_get_params(provider_, params) == 1 &&
+           std::string(buffer).find("; direct: ") != std::string::npos;
+  }
+
   static inline std::unique_ptr<Libctx> ours_, theirs_;
   static inline OSSL_PROVIDER* provider_ = nullptr;
 };

@@ -230,15 +230,24 @@ TEST_F(Evp, ChaCha20ServesOpenSshsCallingPattern) {
   EXPECT_EQ(results[1], results[0]);
 }
 
-// Bad lengths fail with a readable reason and nothing else happens.
+// Bad lengths fail with a readable reason and nothing else happens. On the
+// direct path AES-CBC is OpenSSL's own: it fails all the same, with
+// OpenSSL's reason.
 TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
   const Bytes key = random_bytes(64), iv = random_bytes(16);
+  auto expect_reason = [](const std::string& ours) {
+    const std::string errors = openssl_errors();
+    EXPECT_FALSE(errors.empty());
+    if (!direct()) {
+      EXPECT_NE(errors.find(ours), std::string::npos) << errors;
+    }
+  };
   {
     CipherPtr c(ours("AES-128-CBC"), &EVP_CIPHER_free);
     auto ctx = new_ctx();
     ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), nullptr, nullptr, nullptr), 1);
     EXPECT_NE(EVP_CIPHER_CTX_set_key_length(ctx.get(), 17), 1);
-    EXPECT_NE(openssl_errors().find("takes a 16-byte key, not 17"), std::string::npos);
+    expect_reason("takes a 16-byte key, not 17");
   }
   {
     CipherPtr c(ours("ChaCha20-Poly1305"), &EVP_CIPHER_free);
@@ -272,7 +281,7 @@ TEST_F(Evp, BadKeyAndIvLengthsFailCleanly) {
     EVP_CIPHER_CTX_set_padding(ctx.get(), 0);
     ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &len, key.data(), 20), 1);
     EXPECT_NE(EVP_EncryptFinal_ex(ctx.get(), out.data() + len, &len), 1);
-    EXPECT_NE(openssl_errors().find("not a whole block"), std::string::npos);
+    expect_reason("not a whole block");
   }
 }
 

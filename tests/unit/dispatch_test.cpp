@@ -257,5 +257,27 @@ TEST(Policy, ParsesNamesAndRejectsOthers) {
   EXPECT_THROW(parse_policy("cheapest"), InvalidArgument);
 }
 
+// sole_driver(): what the provider's direct path asks before it hands an
+// algorithm to OpenSSL's own implementation (docs/provider.md, "Speed").
+TEST(SoleDriver, OnlyWhenOneDriverServesEveryRequest) {
+  const Algorithm& cbc = algorithm(AlgorithmId::aes_128_cbc);
+  const Algorithm& sha = algorithm(AlgorithmId::sha256);
+  Bed fastest(Policy::fastest);  // no profile: soft first at every size
+  EXPECT_EQ(sole_driver(cbc, fastest.options()), "soft");
+  EXPECT_EQ(sole_driver(sha, fastest.options()), "soft");
+  Bed offload(Policy::offload);  // the device first, but only up to 4096 bytes
+  EXPECT_EQ(sole_driver(cbc, offload.options()), "");
+  EXPECT_EQ(sole_driver(sha, offload.options()), "soft");  // the device has no SHA-256
+  // A preference: its first driver that offers the algorithm.
+  EXPECT_EQ(sole_driver(cbc, fastest.options("soft")), "soft");
+  EXPECT_EQ(sole_driver(cbc, fastest.options("accel")), "");  // refuses large requests
+  SessionOptions falls_back = fastest.options("accel");
+  falls_back.fall_back = true;
+  EXPECT_EQ(sole_driver(sha, falls_back), "soft");
+  SessionOptions strict = fastest.options("accel");
+  EXPECT_EQ(sole_driver(sha, strict), "");  // sessions fail: nothing to hand over
+  EXPECT_EQ(sole_driver(cbc, fastest.options("no-such-driver")), "");
+}
+
 }  // namespace
 }  // namespace cryptoaccel

@@ -72,6 +72,11 @@ TEST(Settings, TheEnvironmentIsReadOneWayAndReportedEitherWay) {
     EXPECT_EQ(s.policy, Policy::software);
     EXPECT_EQ(s.offload_share, 2.0);
     EXPECT_FALSE(s.stats.has_value());
+    EXPECT_FALSE(s.direct.has_value());
+  }
+  {
+    ScopedEnv direct("CRYPTOACCEL_DIRECT", "0");
+    EXPECT_EQ(read_environment().direct, false);
   }
   {
     ScopedEnv empty("CRYPTOACCEL_POLICY", " ");  // empty: no override

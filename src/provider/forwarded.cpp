@@ -1,0 +1,394 @@
+#include "forwarded.hpp"
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <new>
+#include <utility>
+
+#include "function_tables.hpp"
+#include "openssl_default.hpp"
+#include "provider_context.hpp"
+
+namespace cryptoaccel::provider {
+namespace {
+
+// What OpenSSL holds for one forwarded context: the default provider's
+// context, and this context's usage, added to the framework's counters
+// when it is freed (two atomic additions then, none per request).
+struct ForwardedCtx {
+  void* inner;
+  const ForwardedAlgorithm* algorithm;
+  AlgorithmId counted_as;
+  bool counts;
+  std::uint64_t requests = 0;
+  std::uint64_t bytes = 0;
+};
+
+ForwardedCtx* ctx_of(void* vctx) {
+  return static_cast<ForwardedCtx*>(vctx);
+}
+void* inner_of(void* vctx) {
+  return vctx != nullptr ? ctx_of(vctx)->inner : nullptr;
+}
+
+template <typename Fn>
+Fn* inner_function(const ForwardedAlgorithm& a, int id) {
+  return reinterpret_cast<Fn*>(a.inner[id]);
+}
+
+void flush_usage(ForwardedCtx& c) noexcept {
+  if (c.counts && (c.requests != 0 || c.bytes != 0))
+    c.algorithm->framework->count_usage(c.algorithm->driver_index, c.counted_as, c.requests,
+                                        c.bytes);
+  c.requests = c.bytes = 0;
+}
+
+// The functions every operation has, at its own ids.
+struct OperationIds {
+  int freectx, dupctx, gettable_params, gettable_ctx_params, settable_ctx_params;
+};
+constexpr OperationIds ids_of(int operation) {
+  switch (operation) {
+    case OSSL_OP_CIPHER:
+      return {OSSL_FUNC_CIPHER_FREECTX, OSSL_FUNC_CIPHER_DUPCTX, OSSL_FUNC_CIPHER_GETTABLE_PARAMS,
+              OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS};
+    case OSSL_OP_DIGEST:
+      return {OSSL_FUNC_DIGEST_FREECTX, OSSL_FUNC_DIGEST_DUPCTX, OSSL_FUNC_DIGEST_GETTABLE_PARAMS,
+              OSSL_FUNC_DIGEST_GETTABLE_CTX_PARAMS, OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS};
+    default:
+      return {OSSL_FUNC_MAC_FREECTX, OSSL_FUNC_MAC_DUPCTX, OSSL_FUNC_MAC_GETTABLE_PARAMS,
+              OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS};
+  }
+}
+
+void free_inner(const ForwardedAlgorithm& a, void* inner) {
+  using FreeFn = void(void*);  // the same shape for every operation
+  inner_function<FreeFn>(a, ids_of(a.operation).freectx)(inner);
+}
+
+// --- Functions that take the provider context: one copy per slot, since
+// nothing else tells them which algorithm OpenSSL asks for.
+
+const ForwardedAlgorithm& slot_of(void* provctx, std::size_t slot) {
+  return *static_cast<ProviderContext*>(provctx)->forwarding().slot(slot);
+}
+
+template <std::size_t Slot>
+void* newctx(void* provctx) {
+  const ForwardedAlgorithm& a = slot_of(provctx, Slot);
+  using NewFn = void*(void*);  // OSSL_FUNC_{cipher,digest,mac}_newctx_fn
+  void* inner = inner_function<NewFn>(a, 1)(a.inner_provctx);
+  if (inner == nullptr) return nullptr;
+  auto* c = new (std::nothrow) ForwardedCtx{inner, &a, a.counted_as, a.counts};
+  if (c == nullptr) free_inner(a, inner);
+  return c;
+}
+
+template <std::size_t Slot>
+const OSSL_PARAM* gettable_params(void* provctx) {
+  const ForwardedAlgorithm& a = slot_of(provctx, Slot);
+  using Fn = const OSSL_PARAM*(void*);
+  return inner_function<Fn>(a, ids_of(a.operation).gettable_params)(a.inner_provctx);
+}
+
+template <std::size_t Slot, bool Settable>
+const OSSL_PARAM* ctx_params(void* vctx, void* provctx) {
+  const ForwardedAlgorithm& a = slot_of(provctx, Slot);
+  using Fn = const OSSL_PARAM*(void*, void*);
+  const OperationIds ids = ids_of(a.operation);
+  return inner_function<Fn>(a, Settable ? ids.settable_ctx_params : ids.gettable_ctx_params)(
+      inner_of(vctx), a.inner_provctx);
+}
+
+template <std::size_t Slot>
+int digest_oneshot(void* provctx, const unsigned char* in, size_t inl, unsigned char* out,
+                   size_t* outl, size_t outsz) {
+  const ForwardedAlgorithm& a = slot_of(provctx, Slot);
+  const int ok = inner_function<OSSL_FUNC_digest_digest_fn>(a, OSSL_FUNC_DIGEST_DIGEST)(
+      a.inner_provctx, in, inl, out, outl, outsz);
+  if (ok && a.counts) a.framework->count_usage(a.driver_index, a.counted_as, 1, inl);
+  return ok;
+}
+
+struct SlotFunctions {
+  OSSL_FUNC_cipher_newctx_fn* newctx;
+  OSSL_FUNC_cipher_gettable_params_fn* gettable_params;
+  OSSL_FUNC_cipher_gettable_ctx_params_fn* gettable_ctx_params;
+  OSSL_FUNC_cipher_settable_ctx_params_fn* settable_ctx_params;
+  OSSL_FUNC_digest_digest_fn* digest;
+};
+template <std::size_t... S>
+constexpr std::array<SlotFunctions, sizeof...(S)> slot_functions(std::index_sequence<S...>) {
+  return {SlotFunctions{&newctx<S>, &gettable_params<S>, &ctx_params<S, false>,
+                        &ctx_params<S, true>, &digest_oneshot<S>}...};
+}
+constexpr auto kSlotFunctions = slot_functions(std::make_index_sequence<Forwarding::kSlots>());
+
+// --- Functions that take OpenSSL's context: shared by every slot.
+
+template <int FreeId>
+void freectx(void* vctx) {
+  ForwardedCtx* c = ctx_of(vctx);
+  if (c == nullptr) return;
+  flush_usage(*c);
+  inner_function<void(void*)>(*c->algorithm, FreeId)(c->inner);
+  delete c;
+}
+
+template <int DupId>
+void* dupctx(void* vctx) {
+  const ForwardedCtx* c = ctx_of(vctx);
+  void* inner = inner_function<void*(void*)>(*c->algorithm, DupId)(c->inner);
+  if (inner == nullptr) return nullptr;
+  auto* copy = new (std::nothrow) ForwardedCtx{inner, c->algorithm, c->counted_as, c->counts};
+  if (copy == nullptr) free_inner(*c->algorithm, inner);
+  return copy;
+}
+
+template <int Id>
+int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+  return inner_function<int(void*, OSSL_PARAM[])>(*ctx_of(vctx)->algorithm, Id)(inner_of(vctx),
+                                                                                params);
+}
+
+template <int Id>
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  return inner_function<int(void*, const OSSL_PARAM[])>(*ctx_of(vctx)->algorithm, Id)(
+      inner_of(vctx), params);
+}
+
+template <int Id>
+int cipher_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                size_t ivlen, const OSSL_PARAM params[]) {
+  return inner_function<OSSL_FUNC_cipher_encrypt_init_fn>(*ctx_of(vctx)->algorithm, Id)(
+      inner_of(vctx), key, keylen, iv, ivlen, params);
+}
+
+template <int Id>
+int cipher_update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
+                  const unsigned char* in, size_t inl) {
+  ForwardedCtx* c = ctx_of(vctx);
+  ++c->requests;
+  c->bytes += inl;
+  return inner_function<OSSL_FUNC_cipher_update_fn>(*c->algorithm, Id)(c->inner, out, outl, outsize,
+                                                                       in, inl);
+}
+
+int cipher_final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
+  return inner_function<OSSL_FUNC_cipher_final_fn>(
+      *ctx_of(vctx)->algorithm, OSSL_FUNC_CIPHER_FINAL)(inner_of(vctx), out, outl, outsize);
+}
+
+int digest_init(void* vctx, const OSSL_PARAM params[]) {
+  return inner_function<OSSL_FUNC_digest_init_fn>(*ctx_of(vctx)->algorithm, OSSL_FUNC_DIGEST_INIT)(
+      inner_of(vctx), params);
+}
+
+// Digest and MAC updates: bytes here, the request at final.
+template <int Id>
+int hash_update(void* vctx, const unsigned char* in, size_t inl) {
+  ForwardedCtx* c = ctx_of(vctx);
+  c->bytes += inl;
+  return inner_function<OSSL_FUNC_digest_update_fn>(*c->algorithm, Id)(c->inner, in, inl);
+}
+
+template <int Id>
+int hash_final(void* vctx, unsigned char* out, size_t* outl, size_t outsz) {
+  ForwardedCtx* c = ctx_of(vctx);
+  ++c->requests;
+  return inner_function<OSSL_FUNC_digest_final_fn>(*c->algorithm, Id)(c->inner, out, outl, outsz);
+}
+
+// HMAC's usage is counted under hmac(DIGEST) once the digest parameter
+// names one of ours; other digests (SHA-3, ...) are not counted.
+void note_hmac_digest(ForwardedCtx& c, const OSSL_PARAM params[]) {
+  const OSSL_PARAM* p = params ? OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_DIGEST) : nullptr;
+  const char* name = nullptr;
+  if (p == nullptr || !OSSL_PARAM_get_utf8_string_ptr(p, &name)) return;
+  flush_usage(c);
+  c.counts = false;
+  const Algorithm* digest = find_algorithm(name);
+  if (digest == nullptr || digest->kind != AlgorithmKind::digest) return;
+  for (const Algorithm& a : algorithms())
+    if (a.kind == AlgorithmKind::mac && a.digest == digest->name) {
+      c.counted_as = a.id;
+      c.counts = true;
+    }
+}
+
+int mac_init(void* vctx, const unsigned char* key, size_t keylen, const OSSL_PARAM params[]) {
+  note_hmac_digest(*ctx_of(vctx), params);
+  return inner_function<OSSL_FUNC_mac_init_fn>(*ctx_of(vctx)->algorithm, OSSL_FUNC_MAC_INIT)(
+      inner_of(vctx), key, keylen, params);
+}
+
+int mac_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  note_hmac_digest(*ctx_of(vctx), params);
+  return set_ctx_params<OSSL_FUNC_MAC_SET_CTX_PARAMS>(vctx, params);
+}
+
+// The forwarded function for (operation, id), or null for one we do not
+// know: then the algorithm is not forwarded at all.
+void (*forwarded_function(int operation, int id, std::size_t slot))(void) {
+  const SlotFunctions& s = kSlotFunctions[slot];
+  auto fn = [](auto* f) { return reinterpret_cast<void (*)(void)>(f); };
+  switch (operation) {
+    case OSSL_OP_CIPHER:
+      switch (id) {
+        case OSSL_FUNC_CIPHER_NEWCTX:
+          return fn(s.newctx);
+        case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
+          return fn(&cipher_init<OSSL_FUNC_CIPHER_ENCRYPT_INIT>);
+        case OSSL_FUNC_CIPHER_DECRYPT_INIT:
+          return fn(&cipher_init<OSSL_FUNC_CIPHER_DECRYPT_INIT>);
+        case OSSL_FUNC_CIPHER_UPDATE:
+          return fn(&cipher_update<OSSL_FUNC_CIPHER_UPDATE>);
+        case OSSL_FUNC_CIPHER_FINAL:
+          return fn(&cipher_final);
+        case OSSL_FUNC_CIPHER_CIPHER:
+          return fn(&cipher_update<OSSL_FUNC_CIPHER_CIPHER>);
+        case OSSL_FUNC_CIPHER_FREECTX:
+          return fn(&freectx<OSSL_FUNC_CIPHER_FREECTX>);
+        case OSSL_FUNC_CIPHER_DUPCTX:
+          return fn(&dupctx<OSSL_FUNC_CIPHER_DUPCTX>);
+        case OSSL_FUNC_CIPHER_GET_PARAMS:
+          return nullptr;  // taken as it is (no context)
+        case OSSL_FUNC_CIPHER_GET_CTX_PARAMS:
+          return fn(&get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>);
+        case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
+          return fn(&set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>);
+        case OSSL_FUNC_CIPHER_GETTABLE_PARAMS:
+          return fn(s.gettable_params);
+        case OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS:
+          return fn(s.gettable_ctx_params);
+        case OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS:
+          return fn(s.settable_ctx_params);
+      }
+      break;
+    case OSSL_OP_DIGEST:
+      switch (id) {
+        case OSSL_FUNC_DIGEST_NEWCTX:
+          return fn(s.newctx);
+        case OSSL_FUNC_DIGEST_INIT:
+          return fn(&digest_init);
+        case OSSL_FUNC_DIGEST_UPDATE:
+          return fn(&hash_update<OSSL_FUNC_DIGEST_UPDATE>);
+        case OSSL_FUNC_DIGEST_FINAL:
+          return fn(&hash_final<OSSL_FUNC_DIGEST_FINAL>);
+        case OSSL_FUNC_DIGEST_DIGEST:
+          return fn(s.digest);
+        case OSSL_FUNC_DIGEST_FREECTX:
+          return fn(&freectx<OSSL_FUNC_DIGEST_FREECTX>);
+        case OSSL_FUNC_DIGEST_DUPCTX:
+          return fn(&dupctx<OSSL_FUNC_DIGEST_DUPCTX>);
+        case OSSL_FUNC_DIGEST_GET_PARAMS:
+          return nullptr;
+        case OSSL_FUNC_DIGEST_SET_CTX_PARAMS:
+          return fn(&set_ctx_params<OSSL_FUNC_DIGEST_SET_CTX_PARAMS>);
+        case OSSL_FUNC_DIGEST_GET_CTX_PARAMS:
+          return fn(&get_ctx_params<OSSL_FUNC_DIGEST_GET_CTX_PARAMS>);
+        case OSSL_FUNC_DIGEST_GETTABLE_PARAMS:
+          return fn(s.gettable_params);
+        case OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS:
+          return fn(s.settable_ctx_params);
+        case OSSL_FUNC_DIGEST_GETTABLE_CTX_PARAMS:
+          return fn(s.gettable_ctx_params);
+      }
+      break;
+    case OSSL_OP_MAC:
+      switch (id) {
+        case OSSL_FUNC_MAC_NEWCTX:
+          return fn(s.newctx);
+        case OSSL_FUNC_MAC_DUPCTX:
+          return fn(&dupctx<OSSL_FUNC_MAC_DUPCTX>);
+        case OSSL_FUNC_MAC_FREECTX:
+          return fn(&freectx<OSSL_FUNC_MAC_FREECTX>);
+        case OSSL_FUNC_MAC_INIT:
+          return fn(&mac_init);
+        case OSSL_FUNC_MAC_UPDATE:
+          return fn(&hash_update<OSSL_FUNC_MAC_UPDATE>);
+        case OSSL_FUNC_MAC_FINAL:
+          return fn(&hash_final<OSSL_FUNC_MAC_FINAL>);
+        case OSSL_FUNC_MAC_GET_PARAMS:
+          return nullptr;
+        case OSSL_FUNC_MAC_GET_CTX_PARAMS:
+          return fn(&get_ctx_params<OSSL_FUNC_MAC_GET_CTX_PARAMS>);
+        case OSSL_FUNC_MAC_SET_CTX_PARAMS:
+          return fn(&mac_set_ctx_params);
+        case OSSL_FUNC_MAC_GETTABLE_PARAMS:
+          return fn(s.gettable_params);
+        case OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS:
+          return fn(s.gettable_ctx_params);
+        case OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS:
+          return fn(s.settable_ctx_params);
+      }
+      break;
+  }
+  return nullptr;
+}
+
+// Functions without any context, taken from the default provider as they are.
+bool taken_as_is(int operation, int id) {
+  return (operation == OSSL_OP_CIPHER && id == OSSL_FUNC_CIPHER_GET_PARAMS) ||
+         (operation == OSSL_OP_DIGEST && id == OSSL_FUNC_DIGEST_GET_PARAMS) ||
+         (operation == OSSL_OP_MAC && id == OSSL_FUNC_MAC_GET_PARAMS);
+}
+
+}  // namespace
+
+Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
+                       const std::vector<AlgorithmId>& candidates, bool hmac_candidate) {
+  auto forward = [&](std::size_t slot, int operation, std::string_view name, AlgorithmId counted_as,
+                     bool counts) {
+    const OSSL_DISPATCH* inner = defaults.implementation(operation, name);
+    if (inner == nullptr) return;
+    auto a = std::make_unique<ForwardedAlgorithm>();
+    a->operation = operation;
+    a->inner_provctx = defaults.default_provider_context();
+    a->framework = &framework;
+    a->driver_index = driver_index;
+    a->counted_as = counted_as;
+    a->counts = counts;
+    bool has_newctx = false, has_freectx = false;
+    for (const OSSL_DISPATCH* f = inner; f->function_id != 0; ++f) {
+      if (f->function_id < 0 || f->function_id > kMaxForwardedFunction) return;
+      a->inner[f->function_id] = f->function;
+      void (*ours)(void) = taken_as_is(operation, f->function_id)
+                               ? f->function
+                               : forwarded_function(operation, f->function_id, slot);
+      if (ours == nullptr) return;  // a function this build does not know
+      a->table.push_back({f->function_id, ours});
+      has_newctx = has_newctx || f->function_id == 1;
+      has_freectx = has_freectx || f->function_id == ids_of(operation).freectx;
+    }
+    if (!has_newctx || !has_freectx) return;
+    a->table.push_back(kEnd);
+    slots_[slot] = std::move(a);
+  };
+  for (AlgorithmId id : candidates) {
+    const Algorithm& a = algorithm(id);
+    const int operation = a.kind == AlgorithmKind::digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER;
+    forward(index_of(id), operation, a.openssl_name, id, true);
+  }
+  if (hmac_candidate) forward(kAlgorithmCount, OSSL_OP_MAC, "HMAC", AlgorithmId{}, false);
+}
+
+const OSSL_DISPATCH* Forwarding::table(AlgorithmId id) const noexcept {
+  const auto& a = slots_[index_of(id)];
+  return a ? a->table.data() : nullptr;
+}
+
+const OSSL_DISPATCH* Forwarding::hmac_table() const noexcept {
+  const auto& a = slots_[kAlgorithmCount];
+  return a ? a->table.data() : nullptr;
+}
+
+std::size_t Forwarding::forwarded_algorithms() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < kAlgorithmCount; ++i) n += slots_[i] != nullptr;
+  return n;
+}
+
+}  // namespace cryptoaccel::provider

@@ -1,0 +1,71 @@
+// The direct path. Where soft alone would serve an algorithm (no profile or
+// preference sends any request of it elsewhere: sole_driver()), going
+// through a session only adds cost to what OpenSSL's own implementation
+// does anyway. So the provider registers the default provider's own
+// implementation under its name, wrapped only to hand it the default
+// provider's context (loaded in OpenSslDefault's library context) and to
+// count its usage as soft's. A request then costs one indirect call more
+// than with the default provider (docs/provider.md, "Speed").
+//
+// What the direct path never takes: an algorithm some hardware may serve,
+// an AEAD (the provider keeps EVP_Cipher and IV checks that OpenSSL 3.0's
+// default lacks: docs/provider.md), an implementation with a function this
+// build does not know (a newer OpenSSL's), and everything when `direct = no`.
+#pragma once
+
+#include <openssl/core.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cryptoaccel/cryptoaccel.hpp"
+
+namespace cryptoaccel::provider {
+
+class OpenSslDefault;
+
+// The highest function id of a cipher, digest or MAC table that is
+// forwarded (OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS).
+inline constexpr int kMaxForwardedFunction = 14;
+
+// One forwarded algorithm: the default provider's functions by id, and
+// where its usage is counted.
+struct ForwardedAlgorithm {
+  int operation = 0;  // OSSL_OP_CIPHER, OSSL_OP_DIGEST or OSSL_OP_MAC
+  void* inner_provctx = nullptr;
+  std::array<void (*)(void), kMaxForwardedFunction + 1> inner{};
+  Framework* framework = nullptr;
+  std::size_t driver_index = 0;  // whose usage it counts as (soft's place in drivers())
+  AlgorithmId counted_as{};
+  bool counts = false;               // HMAC: false until a digest of ours is chosen
+  std::vector<OSSL_DISPATCH> table;  // what OpenSSL calls
+};
+
+class Forwarding {
+ public:
+  // Forwards every algorithm in `candidates` (and HMAC when
+  // `hmac_candidate`, counted under hmac(DIGEST) as its digest parameter
+  // says) whose implementation `defaults` has and whose functions are all
+  // known here.
+  Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
+             const std::vector<AlgorithmId>& candidates, bool hmac_candidate);
+
+  // The table to register for `id`, or null where the provider's own
+  // implementation serves.
+  const OSSL_DISPATCH* table(AlgorithmId id) const noexcept;
+  // The same for the EVP_MAC "HMAC".
+  const OSSL_DISPATCH* hmac_table() const noexcept;
+  std::size_t forwarded_algorithms() const noexcept;  // not counting HMAC
+
+  // Slot kAlgorithmCount is HMAC's. Null where nothing is forwarded.
+  static constexpr std::size_t kSlots = kAlgorithmCount + 1;
+  const ForwardedAlgorithm* slot(std::size_t index) const noexcept { return slots_[index].get(); }
+
+ private:
+  std::array<std::unique_ptr<ForwardedAlgorithm>, kSlots> slots_;
+};
+
+}  // namespace cryptoaccel::provider
