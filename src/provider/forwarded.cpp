@@ -7,6 +7,7 @@
 #include <new>
 #include <utility>
 
+#include "errors.hpp"
 #include "function_tables.hpp"
 #include "openssl_default.hpp"
 #include "provider_context.hpp"
@@ -24,6 +25,10 @@ struct ForwardedCtx {
   bool counts;
   std::uint64_t requests = 0;
   std::uint64_t bytes = 0;
+  // For the guards: what OpenSSL's context does not say.
+  bool keyed = false;
+  bool decrypting = false;
+  bool tag_length_given = false;
 };
 
 ForwardedCtx* ctx_of(void* vctx) {
@@ -142,8 +147,14 @@ void* dupctx(void* vctx) {
   const ForwardedCtx* c = ctx_of(vctx);
   void* inner = inner_function<void*(void*)>(*c->algorithm, DupId)(c->inner);
   if (inner == nullptr) return nullptr;
-  auto* copy = new (std::nothrow) ForwardedCtx{inner, c->algorithm, c->counted_as, c->counts};
-  if (copy == nullptr) free_inner(*c->algorithm, inner);
+  // The copy carries the guards' state; its usage starts at zero.
+  auto* copy = new (std::nothrow) ForwardedCtx(*c);
+  if (copy == nullptr) {
+    free_inner(*c->algorithm, inner);
+    return nullptr;
+  }
+  copy->inner = inner;
+  copy->requests = copy->bytes = 0;
   return copy;
 }
 
@@ -162,8 +173,14 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
 template <int Id>
 int cipher_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
                 size_t ivlen, const OSSL_PARAM params[]) {
-  return inner_function<OSSL_FUNC_cipher_encrypt_init_fn>(*ctx_of(vctx)->algorithm, Id)(
-      inner_of(vctx), key, keylen, iv, ivlen, params);
+  ForwardedCtx* c = ctx_of(vctx);
+  const int ok = inner_function<OSSL_FUNC_cipher_encrypt_init_fn>(*c->algorithm, Id)(
+      c->inner, key, keylen, iv, ivlen, params);
+  if (ok) {
+    c->keyed = c->keyed || key != nullptr;
+    c->decrypting = Id == OSSL_FUNC_CIPHER_DECRYPT_INIT;
+  }
+  return ok;
 }
 
 template <int Id>
@@ -179,6 +196,76 @@ int cipher_update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
 int cipher_final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
   return inner_function<OSSL_FUNC_cipher_final_fn>(
       *ctx_of(vctx)->algorithm, OSSL_FUNC_CIPHER_FINAL)(inner_of(vctx), out, outl, outsize);
+}
+
+// --- The AEAD guards (forwarded.hpp).
+
+#define CRYPTOACCEL_GUARD_FAIL(c, reason, ...)                         \
+  ::cryptoaccel::provider::raise_reason((c).algorithm->errors, reason, \
+                                        std::source_location::current(), __VA_ARGS__)
+
+bool chacha_has_key(ForwardedCtx& c) {
+  if (c.keyed) return true;
+  CRYPTOACCEL_GUARD_FAIL(c, kReasonNotInitialised, "chacha20-poly1305: no key was set");
+  return false;
+}
+
+int chacha_final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
+  ForwardedCtx& c = *ctx_of(vctx);
+  if (!chacha_has_key(c)) return 0;
+  // OpenSSL compares the first tag-length bytes: none when no tag was
+  // given. The message ends all the same, as in OpenSSL, and fails as a
+  // forgery does: with the error queue left empty (docs/provider.md).
+  if (c.decrypting && !c.tag_length_given) {
+    cipher_final(vctx, out, outl, outsize);
+    *outl = 0;
+    return 0;
+  }
+  return cipher_final(vctx, out, outl, outsize);
+}
+
+template <int Id>
+int chacha_update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
+                  const unsigned char* in, size_t inl) {
+  ForwardedCtx& c = *ctx_of(vctx);
+  if (!chacha_has_key(c)) return 0;
+  // OpenSSL 3.0 before 3.0.22 makes the final EVP_Cipher(ctx, NULL, NULL,
+  // 0) a no-op: no tag made, none checked. It ends the message here.
+  if (Id == OSSL_FUNC_CIPHER_CIPHER && in == nullptr && inl == 0)
+    return chacha_final(vctx, out, outl, outsize);
+  return cipher_update<Id>(vctx, out, outl, outsize, in, inl);
+}
+
+int chacha_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  ForwardedCtx& c = *ctx_of(vctx);
+  const int ok = set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+  const OSSL_PARAM* tag =
+      params ? OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG) : nullptr;
+  if (ok && tag != nullptr && tag->data_size != 0) c.tag_length_given = true;
+  return ok;
+}
+
+int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  ForwardedCtx& c = *ctx_of(vctx);
+  if (params != nullptr) {
+    std::size_t ivlen = 0;
+    OSSL_PARAM query[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
+                          OSSL_PARAM_END};
+    const OSSL_PARAM* fixed = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
+    const OSSL_PARAM* inv = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
+    // A length of -1 (SIZE_MAX) is the whole IV: OpenSSH's set-up.
+    const bool fixed_checked = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
+    if ((fixed_checked || inv != nullptr) &&
+        (!get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, query) ||
+         (fixed_checked && fixed->data_size > ivlen) ||
+         (inv != nullptr && inv->data_size > ivlen))) {
+      CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
+                             "aes-gcm: a fixed IV or invocation field longer than the %zu-byte IV",
+                             ivlen);
+      return 0;
+    }
+  }
+  return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
 }
 
 int digest_init(void* vctx, const OSSL_PARAM params[]) {
@@ -231,9 +318,23 @@ int mac_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
 
 // The forwarded function for (operation, id), or null for one we do not
 // know: then the algorithm is not forwarded at all.
-void (*forwarded_function(int operation, int id, std::size_t slot))(void) {
+void (*forwarded_function(int operation, int id, std::size_t slot, Guard guard))(void) {
   const SlotFunctions& s = kSlotFunctions[slot];
   auto fn = [](auto* f) { return reinterpret_cast<void (*)(void)>(f); };
+  if (operation == OSSL_OP_CIPHER && guard == Guard::chacha20_poly1305) {
+    switch (id) {
+      case OSSL_FUNC_CIPHER_UPDATE:
+        return fn(&chacha_update<OSSL_FUNC_CIPHER_UPDATE>);
+      case OSSL_FUNC_CIPHER_CIPHER:
+        return fn(&chacha_update<OSSL_FUNC_CIPHER_CIPHER>);
+      case OSSL_FUNC_CIPHER_FINAL:
+        return fn(&chacha_final);
+      case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
+        return fn(&chacha_set_ctx_params);
+    }
+  }
+  if (operation == OSSL_OP_CIPHER && guard == Guard::gcm && id == OSSL_FUNC_CIPHER_SET_CTX_PARAMS)
+    return fn(&gcm_set_ctx_params);
   switch (operation) {
     case OSSL_OP_CIPHER:
       switch (id) {
@@ -339,9 +440,10 @@ bool taken_as_is(int operation, int id) {
 }  // namespace
 
 Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
-                       const std::vector<AlgorithmId>& candidates, bool hmac_candidate) {
+                       const OpenSslErrorQueue& errors, const std::vector<AlgorithmId>& candidates,
+                       bool hmac_candidate) {
   auto forward = [&](std::size_t slot, int operation, std::string_view name, AlgorithmId counted_as,
-                     bool counts) {
+                     bool counts, Guard guard) {
     const OSSL_DISPATCH* inner = defaults.implementation(operation, name);
     if (inner == nullptr) return;
     auto a = std::make_unique<ForwardedAlgorithm>();
@@ -351,13 +453,15 @@ Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDe
     a->driver_index = driver_index;
     a->counted_as = counted_as;
     a->counts = counts;
+    a->guard = guard;
+    a->errors = &errors;
     bool has_newctx = false, has_freectx = false;
     for (const OSSL_DISPATCH* f = inner; f->function_id != 0; ++f) {
       if (f->function_id < 0 || f->function_id > kMaxForwardedFunction) return;
       a->inner[f->function_id] = f->function;
       void (*ours)(void) = taken_as_is(operation, f->function_id)
                                ? f->function
-                               : forwarded_function(operation, f->function_id, slot);
+                               : forwarded_function(operation, f->function_id, slot, guard);
       if (ours == nullptr) return;  // a function this build does not know
       a->table.push_back({f->function_id, ours});
       has_newctx = has_newctx || f->function_id == 1;
@@ -370,9 +474,15 @@ Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDe
   for (AlgorithmId id : candidates) {
     const Algorithm& a = algorithm(id);
     const int operation = a.kind == AlgorithmKind::digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER;
-    forward(index_of(id), operation, a.openssl_name, id, true);
+    const Guard guard = a.mode == CipherMode::gcm              ? Guard::gcm
+                        : id == AlgorithmId::chacha20_poly1305 ? Guard::chacha20_poly1305
+                                                               : Guard::none;
+    // An AEAD this build has no guard for is not forwarded.
+    if (a.kind == AlgorithmKind::aead && guard == Guard::none) continue;
+    forward(index_of(id), operation, a.openssl_name, id, true, guard);
   }
-  if (hmac_candidate) forward(kAlgorithmCount, OSSL_OP_MAC, "HMAC", AlgorithmId{}, false);
+  if (hmac_candidate)
+    forward(kAlgorithmCount, OSSL_OP_MAC, "HMAC", AlgorithmId{}, false, Guard::none);
 }
 
 const OSSL_DISPATCH* Forwarding::table(AlgorithmId id) const noexcept {

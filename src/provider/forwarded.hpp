@@ -7,10 +7,17 @@
 // count its usage as soft's. A request then costs one indirect call more
 // than with the default provider (docs/provider.md, "Speed").
 //
+// The AEADs keep the checks the provider makes where OpenSSL 3.0's default
+// provider does not (docs/provider.md, "Where cryptoaccel differs"): a
+// guard in front of OpenSSL's ChaCha20-Poly1305 makes the final
+// EVP_Cipher(ctx, NULL, NULL, 0) end the message (tag made or checked), and
+// refuses a message without a key or a decryption without a tag; one in
+// front of AES-GCM refuses a fixed IV or invocation field longer than the
+// IV, which OpenSSL would copy past it.
+//
 // What the direct path never takes: an algorithm some hardware may serve,
-// an AEAD (the provider keeps EVP_Cipher and IV checks that OpenSSL 3.0's
-// default lacks: docs/provider.md), an implementation with a function this
-// build does not know (a newer OpenSSL's), and everything when `direct = no`.
+// an implementation with a function this build does not know (a newer
+// OpenSSL's), and everything when `direct = no`.
 #pragma once
 
 #include <openssl/core.h>
@@ -26,6 +33,10 @@
 namespace cryptoaccel::provider {
 
 class OpenSslDefault;
+class OpenSslErrorQueue;
+
+// The checks kept in front of OpenSSL's implementation.
+enum class Guard : std::uint8_t { none, gcm, chacha20_poly1305 };
 
 // The highest function id of a cipher, digest or MAC table that is
 // forwarded (OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS).
@@ -40,8 +51,10 @@ struct ForwardedAlgorithm {
   Framework* framework = nullptr;
   std::size_t driver_index = 0;  // whose usage it counts as (soft's place in drivers())
   AlgorithmId counted_as{};
-  bool counts = false;               // HMAC: false until a digest of ours is chosen
-  std::vector<OSSL_DISPATCH> table;  // what OpenSSL calls
+  bool counts = false;  // HMAC: false until a digest of ours is chosen
+  Guard guard = Guard::none;
+  const OpenSslErrorQueue* errors = nullptr;  // where a guard reports
+  std::vector<OSSL_DISPATCH> table;           // what OpenSSL calls
 };
 
 class Forwarding {
@@ -51,7 +64,8 @@ class Forwarding {
   // says) whose implementation `defaults` has and whose functions are all
   // known here.
   Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
-             const std::vector<AlgorithmId>& candidates, bool hmac_candidate);
+             const OpenSslErrorQueue& errors, const std::vector<AlgorithmId>& candidates,
+             bool hmac_candidate);
 
   // The table to register for `id`, or null where the provider's own
   // implementation serves.

@@ -151,9 +151,8 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
 }
 
 // The algorithms whose every request soft alone would serve go to
-// OpenSSL's own implementation directly (forwarded.hpp). Not the AEADs:
-// the provider's own keep checks that OpenSSL 3.0's default provider lacks
-// (docs/provider.md, "Speed").
+// OpenSSL's own implementation directly (forwarded.hpp), the AEADs behind
+// the checks the provider keeps where OpenSSL 3.0's default lacks them.
 std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<DriverInfo>& drivers) {
   constexpr std::string_view kSoft = "soft";
   std::size_t soft = drivers.size();
@@ -168,12 +167,12 @@ std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<Drive
       if (a.kind == AlgorithmKind::mac) {
         any_hmac = true;
         every_hmac_soft = every_hmac_soft && sole_soft;
-      } else if (a.kind != AlgorithmKind::aead && sole_soft) {
+      } else if (sole_soft) {
         candidates.push_back(a.id);
       }
     }
   }
-  return std::make_unique<Forwarding>(framework_, soft, openssl_default_, candidates,
+  return std::make_unique<Forwarding>(framework_, soft, openssl_default_, errors_, candidates,
                                       config_.direct && any_hmac && every_hmac_soft);
 }
 

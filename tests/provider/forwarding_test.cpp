@@ -179,3 +179,47 @@ TEST_F(Forwarding, HmacMatchesForEveryDigestAndCountsOurs) {
 }
 
 }  // namespace
+
+namespace {
+
+// The checks the provider keeps in front of OpenSSL's own AEADs
+// (forwarded.hpp), the same on both paths.
+TEST_F(Forwarding, AeadGuardsKeepTheProvidersChecks) {
+  CipherPtr chacha(ours("ChaCha20-Poly1305"), &EVP_CIPHER_free);
+  const Bytes key = random_bytes(32), nonce = random_bytes(12), msg = random_bytes(50);
+  Bytes out(msg.size());
+  int n = 0;
+  {  // No key ever set: OpenSSL would run under an all-zero key.
+    auto ctx = new_ctx();
+    ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), chacha.get(), nullptr, nonce.data(), nullptr), 1);
+    EXPECT_NE(EVP_EncryptUpdate(ctx.get(), out.data(), &n, msg.data(), 50), 1);
+    openssl_errors();
+  }
+  {  // A decryption that never got its tag: OpenSSL would compare no bytes.
+    auto ctx = new_ctx();
+    ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), chacha.get(), key.data(), nonce.data(), nullptr), 1);
+    ASSERT_EQ(EVP_DecryptUpdate(ctx.get(), out.data(), &n, msg.data(), 50), 1);
+    EXPECT_NE(EVP_DecryptFinal_ex(ctx.get(), out.data(), &n), 1);
+    EXPECT_EQ(openssl_errors(), "");  // as for a forgery: Python reads InvalidTag
+  }
+  {  // EVP_Cipher's final call makes the tag, as OpenSSL 3.0.22 does.
+    auto ctx = new_ctx();
+    Bytes tag(16, 0);
+    ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), chacha.get(), key.data(), nonce.data(), nullptr), 1);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), out.data(), msg.data(), 50), 50);
+    EXPECT_EQ(EVP_Cipher(ctx.get(), nullptr, nullptr, 0), 0);
+    ASSERT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag.data()), 1);
+    EXPECT_NE(tag, Bytes(16, 0));
+  }
+  {  // A fixed IV longer than GCM's IV: OpenSSL would copy past its IV.
+    CipherPtr gcm(ours("AES-128-GCM"), &EVP_CIPHER_free);
+    auto ctx = new_ctx();
+    Bytes iv(200, 1);
+    ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), gcm.get(), key.data(), nullptr, nullptr), 1);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, 200, iv.data()), 0);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, iv.data()), 1);
+    openssl_errors();
+  }
+}
+
+}  // namespace
