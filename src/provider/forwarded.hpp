@@ -25,10 +25,12 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "direct_usage.hpp"
 
 namespace cryptoaccel::provider {
 
@@ -48,8 +50,7 @@ struct ForwardedAlgorithm {
   int operation = 0;  // OSSL_OP_CIPHER, OSSL_OP_DIGEST or OSSL_OP_MAC
   void* inner_provctx = nullptr;
   std::array<void (*)(void), kMaxForwardedFunction + 1> inner{};
-  Framework* framework = nullptr;
-  std::size_t driver_index = 0;  // whose usage it counts as (soft's place in drivers())
+  const DirectUsageSink* usage = nullptr;  // counted as soft's (direct_usage.hpp)
   AlgorithmId counted_as{};
   bool counts = false;  // HMAC: false until a digest of ours is chosen
   Guard guard = Guard::none;
@@ -57,15 +58,28 @@ struct ForwardedAlgorithm {
   std::vector<OSSL_DISPATCH> table;           // what OpenSSL calls
 };
 
+// Digests without a wrapper context (forwarded_digests.cpp): an instance
+// index for their update and final, or none when all are taken.
+std::optional<std::size_t> claim_digest_instance() noexcept;
+void release_digest_instance(std::size_t instance) noexcept;
+// Fills a.table with OpenSSL's digest `functions` and ours where needed;
+// false when `functions` holds one that cannot go unwrapped.
+bool unwrapped_digest(ForwardedAlgorithm& a, const OSSL_DISPATCH* functions, std::size_t instance,
+                      std::size_t slot);
+
 class Forwarding {
  public:
-  // Forwards every algorithm in `candidates` (and HMAC when
+  // Counts as drivers()[driver_index] of `framework` (soft). Forwards
+  // every algorithm in `candidates` (and HMAC when
   // `hmac_candidate`, counted under hmac(DIGEST) as its digest parameter
   // says) whose implementation `defaults` has and whose functions are all
   // known here.
   Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
              const OpenSslErrorQueue& errors, const std::vector<AlgorithmId>& candidates,
              bool hmac_candidate);
+  ~Forwarding();
+  Forwarding(const Forwarding&) = delete;
+  Forwarding& operator=(const Forwarding&) = delete;
 
   // The table to register for `id`, or null where the provider's own
   // implementation serves.
@@ -79,6 +93,8 @@ class Forwarding {
   const ForwardedAlgorithm* slot(std::size_t index) const noexcept { return slots_[index].get(); }
 
  private:
+  std::unique_ptr<DirectUsageSink> usage_;
+  std::optional<std::size_t> digest_instance_;
   std::array<std::unique_ptr<ForwardedAlgorithm>, kSlots> slots_;
 };
 

@@ -206,6 +206,7 @@ void OpenSslErrorQueue::raise(int reason, const char* file, int line, const char
 }
 
 std::string ProviderContext::usage_text() const {
+  commit_direct_usage();  // this thread's latest requests on the direct path
   std::ostringstream out;
   for (const UsageCount& u : framework_.usage())
     out << "  " << algorithm(u.algorithm).name << ' ' << u.driver << " requests=" << u.requests
