@@ -1,6 +1,6 @@
-// Micro-benchmarks of what the framework costs per request.
+// Micro-benchmarks of what the framework and the provider cost per request.
 //
-// Three families, one binary, so that ratios can be read off one run on one
+// Five families, one binary, so that ratios can be read off one run on one
 // machine state:
 //
 //   null/<algorithm>/<operation>/<bytes>  sessions pinned to the null driver,
@@ -9,92 +9,40 @@
 //   soft/<algorithm>/<operation>/<bytes>  sessions pinned to the soft driver
 //                                         (libcrypto underneath)
 //   raw/<algorithm>/<operation>/<bytes>   libcrypto EVP called directly, the
-//                                         way `openssl speed` calls it
+//                                         way `openssl speed` calls it, on
+//                                         OpenSSL's default provider
+//   provider/...                          the same EVP calls with cryptoaccel.so
+//                                         preferred, as configured (its direct
+//                                         path where soft alone serves)
+//   provider-sessions/...                 the same with CRYPTOACCEL_DIRECT=0:
+//                                         every request through a session
 //
 // After the run (console format) a summary prints soft time / raw time per
-// request for each pair, and the null driver's ns per request against the
-// 100 ns goal. See bench/README.md.
+// request for each pair, the provider's time against the default
+// provider's, and the null driver's ns per request against the 100 ns goal.
+// See bench/README.md.
 #include <benchmark/benchmark.h>
-#include <openssl/core_names.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "evp_peers.hpp"
 
 namespace {
 
-using cryptoaccel::Bytes;
-using cryptoaccel::MutableBytes;
-
-constexpr std::size_t kSmall = 16;
-constexpr std::size_t kLarge = 8192;
-
-// The key and IV openssl speed uses (key16 and a zero IV); the values do not
-// change the timings.
-constexpr std::array<std::uint8_t, 16> kKey16 = {0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0,
-                                                 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x12};
-constexpr std::array<std::uint8_t, 16> kIv16 = {};
-constexpr std::array<std::uint8_t, 12> kNonce12 = {};
-// openssl speed -hmac keys HMAC with this string.
-constexpr std::string_view kHmacKey = "This is a key...";
-
-Bytes hmac_key() {
-  return {reinterpret_cast<const std::uint8_t*>(kHmacKey.data()), kHmacKey.size()};
-}
-
-// A 64-byte aligned buffer, as openssl speed's (misalignment 0).
-class Buffer {
- public:
-  explicit Buffer(std::size_t size) : storage_(size + 64, 0xa5) {
-    const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
-    offset_ = (64 - address % 64) % 64;
-    size_ = size;
-  }
-  std::uint8_t* data() { return storage_.data() + offset_; }
-  std::size_t size() const { return size_; }
-  MutableBytes span() { return {data(), size_}; }
-
- private:
-  std::vector<std::uint8_t> storage_;
-  std::size_t offset_ = 0;
-  std::size_t size_ = 0;
-};
+using namespace bench;
 
 cryptoaccel::SessionOptions pinned(const std::string& driver) {
   cryptoaccel::SessionOptions options;
   options.driver = driver;
   return options;
-}
-
-void finish(benchmark::State& state, std::string_view algorithm, std::string_view operation,
-            std::string_view driver, std::size_t size) {
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                          static_cast<std::int64_t>(size));
-  state.SetLabel(std::string(algorithm) + " " + std::string(operation) + ", " +
-                 std::string(driver) + ", " + std::to_string(size) + " B");
-}
-
-// Runs `body` and turns a cryptoaccel or OpenSSL failure into a skipped
-// benchmark instead of an abort.
-template <typename Body>
-void guarded(benchmark::State& state, Body&& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -166,165 +114,6 @@ void session_hmac(benchmark::State& state, const std::string& driver, std::size_
 }
 
 // ---------------------------------------------------------------------------
-// The peer: libcrypto EVP directly, as openssl speed does it
-
-void check(int ok, const char* what) {
-  if (ok != 1) throw std::runtime_error(std::string("OpenSSL: ") + what + " failed");
-}
-
-struct CipherCtxFree {
-  void operator()(EVP_CIPHER_CTX* p) const { EVP_CIPHER_CTX_free(p); }
-};
-struct CipherFree {
-  void operator()(EVP_CIPHER* p) const { EVP_CIPHER_free(p); }
-};
-struct MdFree {
-  void operator()(EVP_MD* p) const { EVP_MD_free(p); }
-};
-struct MacFree {
-  void operator()(EVP_MAC* p) const { EVP_MAC_free(p); }
-};
-struct MacCtxFree {
-  void operator()(EVP_MAC_CTX* p) const { EVP_MAC_CTX_free(p); }
-};
-using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
-
-// A fetched cipher and a context keyed for encryption with padding off, as
-// openssl speed -evp sets it up.
-CipherCtx keyed_cipher(const char* name) {
-  std::unique_ptr<EVP_CIPHER, CipherFree> cipher(EVP_CIPHER_fetch(nullptr, name, nullptr));
-  if (!cipher) throw std::runtime_error(std::string("OpenSSL: no cipher ") + name);
-  CipherCtx ctx(EVP_CIPHER_CTX_new());
-  if (!ctx) throw std::runtime_error("OpenSSL: EVP_CIPHER_CTX_new failed");
-  check(EVP_CipherInit_ex2(ctx.get(), cipher.get(), kKey16.data(), kIv16.data(), 1, nullptr),
-        "EVP_CipherInit_ex2");
-  check(EVP_CIPHER_CTX_set_padding(ctx.get(), 0), "EVP_CIPHER_CTX_set_padding");
-  return ctx;  // the context holds its own reference to the cipher
-}
-
-int as_int(std::size_t size) {
-  return static_cast<int>(size);
-}
-
-// openssl speed -evp aes-128-cbc: EVP_EncryptUpdate in place, in a loop.
-void raw_cbc_update(benchmark::State& state, std::size_t size) {
-  guarded(state, [&] {
-    CipherCtx ctx = keyed_cipher("AES-128-CBC");
-    Buffer buffer(size);
-    int outl = 0;
-    for (auto _ : state) {
-      if (EVP_EncryptUpdate(ctx.get(), buffer.data(), &outl, buffer.data(), as_int(size)) != 1)
-        throw std::runtime_error("OpenSSL: EVP_EncryptUpdate failed");
-      benchmark::DoNotOptimize(buffer.data());
-    }
-    finish(state, "aes-128-cbc", "EVP_EncryptUpdate (in place, keyed ctx)", "raw EVP", size);
-  });
-}
-
-// The peer of a one-shot encrypt with IV: set the IV, update, final.
-void raw_cbc_encrypt(benchmark::State& state, std::size_t size) {
-  guarded(state, [&] {
-    CipherCtx ctx = keyed_cipher("AES-128-CBC");
-    Buffer buffer(size);
-    int outl = 0, finl = 0;
-    for (auto _ : state) {
-      if (EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, kIv16.data(), 1, nullptr) != 1 ||
-          EVP_EncryptUpdate(ctx.get(), buffer.data(), &outl, buffer.data(), as_int(size)) != 1 ||
-          EVP_EncryptFinal_ex(ctx.get(), buffer.data() + outl, &finl) != 1)
-        throw std::runtime_error("OpenSSL: CBC encrypt failed");
-      benchmark::DoNotOptimize(buffer.data());
-    }
-    finish(state, "aes-128-cbc", "EVP init(IV)+update+final (in place)", "raw EVP", size);
-  });
-}
-
-// The peer of seal: per request set the IV (and, with `rekey`, the key too),
-// update in place, final, read the tag.
-void raw_gcm_seal(benchmark::State& state, std::size_t size, bool rekey) {
-  guarded(state, [&] {
-    CipherCtx ctx = keyed_cipher("AES-128-GCM");
-    Buffer buffer(size);
-    std::array<std::uint8_t, 16> tag{};
-    const std::uint8_t* key = rekey ? kKey16.data() : nullptr;
-    int outl = 0, finl = 0;
-    for (auto _ : state) {
-      if (EVP_CipherInit_ex2(ctx.get(), nullptr, key, kNonce12.data(), 1, nullptr) != 1 ||
-          EVP_EncryptUpdate(ctx.get(), buffer.data(), &outl, buffer.data(), as_int(size)) != 1 ||
-          EVP_EncryptFinal_ex(ctx.get(), buffer.data() + outl, &finl) != 1 ||
-          EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag.size()),
-                              tag.data()) != 1)
-        throw std::runtime_error("OpenSSL: GCM seal failed");
-      benchmark::DoNotOptimize(tag.data());
-    }
-    finish(state, "aes-128-gcm",
-           rekey ? "EVP init(key+IV)+update+final+tag (in place)"
-                 : "EVP init(IV)+update+final+tag (in place)",
-           "raw EVP", size);
-  });
-}
-
-// What `openssl speed -evp aes-128-gcm` (OpenSSL 3.0, without -aead)
-// actually times: EVP_EncryptUpdate in place on one IV, no final, no tag.
-void raw_gcm_update(benchmark::State& state, std::size_t size) {
-  guarded(state, [&] {
-    CipherCtx ctx = keyed_cipher("AES-128-GCM");
-    Buffer buffer(size);
-    int outl = 0;
-    for (auto _ : state) {
-      if (EVP_EncryptUpdate(ctx.get(), buffer.data(), &outl, buffer.data(), as_int(size)) != 1)
-        check(EVP_CipherInit_ex2(ctx.get(), nullptr, nullptr, kNonce12.data(), 1, nullptr),
-              "EVP_CipherInit_ex2");  // the counter ran out, as openssl speed recovers
-      benchmark::DoNotOptimize(buffer.data());
-    }
-    finish(state, "aes-128-gcm", "EVP_EncryptUpdate only (openssl speed 3.0 -evp loop)", "raw EVP",
-           size);
-  });
-}
-
-// openssl speed -evp sha256: EVP_Digest one-shot with a fetched EVP_MD.
-void raw_sha256(benchmark::State& state, std::size_t size) {
-  guarded(state, [&] {
-    std::unique_ptr<EVP_MD, MdFree> md(EVP_MD_fetch(nullptr, "SHA256", nullptr));
-    if (!md) throw std::runtime_error("OpenSSL: no SHA256");
-    Buffer buffer(size);
-    std::array<std::uint8_t, EVP_MAX_MD_SIZE> out{};
-    for (auto _ : state) {
-      if (EVP_Digest(buffer.data(), size, out.data(), nullptr, md.get(), nullptr) != 1)
-        throw std::runtime_error("OpenSSL: EVP_Digest failed");
-      benchmark::DoNotOptimize(out.data());
-    }
-    finish(state, "sha256", "EVP_Digest one-shot", "raw EVP", size);
-  });
-}
-
-// openssl speed -hmac sha256: EVP_MAC_init(NULL key)/update/final on a keyed
-// context.
-void raw_hmac(benchmark::State& state, std::size_t size) {
-  guarded(state, [&] {
-    std::unique_ptr<EVP_MAC, MacFree> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
-    if (!mac) throw std::runtime_error("OpenSSL: no HMAC");
-    std::unique_ptr<EVP_MAC_CTX, MacCtxFree> ctx(EVP_MAC_CTX_new(mac.get()));
-    if (!ctx) throw std::runtime_error("OpenSSL: EVP_MAC_CTX_new failed");
-    char digest[] = "SHA256";
-    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-                                 OSSL_PARAM_END};
-    const Bytes key = hmac_key();
-    check(EVP_MAC_init(ctx.get(), key.data(), key.size(), params), "EVP_MAC_init");
-    Buffer buffer(size);
-    std::array<std::uint8_t, EVP_MAX_MD_SIZE> out{};
-    for (auto _ : state) {
-      std::size_t outl = 0;
-      if (EVP_MAC_init(ctx.get(), nullptr, 0, nullptr) != 1 ||
-          EVP_MAC_update(ctx.get(), buffer.data(), size) != 1 ||
-          EVP_MAC_final(ctx.get(), out.data(), &outl, out.size()) != 1)
-        throw std::runtime_error("OpenSSL: HMAC failed");
-      benchmark::DoNotOptimize(out.data());
-    }
-    finish(state, "hmac-sha256", "EVP_MAC_init(NULL key)+update+final", "raw EVP", size);
-  });
-}
-
-// ---------------------------------------------------------------------------
 // Registration
 
 void add(const std::string& name, void (*fn)(benchmark::State&, const std::string&, std::size_t),
@@ -334,10 +123,11 @@ void add(const std::string& name, void (*fn)(benchmark::State&, const std::strin
   })->Unit(benchmark::kNanosecond);
 }
 
-void add_raw(const std::string& name, void (*fn)(benchmark::State&, std::size_t),
-             std::size_t size) {
-  benchmark::RegisterBenchmark(name.c_str(), [fn, size](benchmark::State& state) {
-    fn(state, size);
+// An EVP peer's benchmark; `fn` gets the peer by reference (peers live to the end).
+using PeerFn = void (*)(benchmark::State&, const EvpPeer&, std::size_t);
+void add_peer(const std::string& name, PeerFn fn, const EvpPeer& peer, std::size_t size) {
+  benchmark::RegisterBenchmark(name.c_str(), [fn, &peer, size](benchmark::State& state) {
+    fn(state, peer, size);
   })->Unit(benchmark::kNanosecond);
 }
 
@@ -356,26 +146,30 @@ void register_null() {
   add(name_of(null, "hmac-sha256", "digest", kSmall), session_hmac, null, kSmall);
 }
 
-// Each soft benchmark is followed at once by its raw peers, so that a pair
-// sees the same machine state.
-void register_soft_and_raw(std::size_t size) {
+// Each soft benchmark is followed at once by its EVP peers (raw, then the
+// provider's), so that the figures compared see the same machine state.
+void register_soft_and_peers(std::size_t size, const std::vector<EvpPeer>& peers) {
   const std::string soft = "soft";
+  auto each_peer = [&](std::string_view algorithm, std::string_view operation, PeerFn fn) {
+    for (const EvpPeer& peer : peers)
+      add_peer(name_of(peer.family, algorithm, operation, size), fn, peer, size);
+  };
   add(name_of(soft, "aes-128-cbc", "update", size), session_cbc_update, soft, size);
-  add_raw(name_of("raw", "aes-128-cbc", "update", size), raw_cbc_update, size);
+  each_peer("aes-128-cbc", "update", evp_cbc_update);
   add(name_of(soft, "aes-128-cbc", "encrypt", size), session_cbc_encrypt, soft, size);
-  add_raw(name_of("raw", "aes-128-cbc", "encrypt", size), raw_cbc_encrypt, size);
+  each_peer("aes-128-cbc", "encrypt", evp_cbc_encrypt);
   add(name_of(soft, "aes-128-gcm", "seal", size), session_gcm_seal, soft, size);
-  add_raw(
-      name_of("raw", "aes-128-gcm", "seal", size),
-      [](benchmark::State& s, std::size_t n) { raw_gcm_seal(s, n, false); }, size);
-  add_raw(
-      name_of("raw", "aes-128-gcm", "seal-rekey", size),
-      [](benchmark::State& s, std::size_t n) { raw_gcm_seal(s, n, true); }, size);
-  add_raw(name_of("raw", "aes-128-gcm", "update", size), raw_gcm_update, size);
+  each_peer("aes-128-gcm", "seal", [](benchmark::State& s, const EvpPeer& p, std::size_t n) {
+    evp_gcm_seal(s, p, n, false);
+  });
+  each_peer("aes-128-gcm", "seal-rekey", [](benchmark::State& s, const EvpPeer& p, std::size_t n) {
+    evp_gcm_seal(s, p, n, true);
+  });
+  each_peer("aes-128-gcm", "update", evp_gcm_update);
   add(name_of(soft, "sha256", "digest", size), session_sha256, soft, size);
-  add_raw(name_of("raw", "sha256", "digest", size), raw_sha256, size);
+  each_peer("sha256", "digest", evp_sha256);
   add(name_of(soft, "hmac-sha256", "digest", size), session_hmac, soft, size);
-  add_raw(name_of("raw", "hmac-sha256", "digest", size), raw_hmac, size);
+  each_peer("hmac-sha256", "digest", evp_hmac);
 }
 
 // ---------------------------------------------------------------------------
@@ -417,6 +211,38 @@ class Collector : public benchmark::BenchmarkReporter {
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   std::map<std::string, Timing> timings_;
 };
+
+// The provider's own cost per request: the same EVP calls through
+// cryptoaccel.so (direct path, and CRYPTOACCEL_DIRECT=0) and through the
+// default provider.
+template <typename Find>
+void print_provider_summary(const Find& find, std::FILE* out) {
+  bool header = false;
+  for (std::size_t size : {kSmall, kLarge})
+    for (const char* op :
+         {"aes-128-cbc/update", "aes-128-cbc/encrypt", "aes-128-gcm/seal", "aes-128-gcm/seal-rekey",
+          "aes-128-gcm/update", "sha256/digest", "hmac-sha256/digest"}) {
+      const std::string tail = std::string(op) + "/" + std::to_string(size);
+      const Timing* raw = find("raw/" + tail);
+      const Timing* direct = find("provider/" + tail);
+      const Timing* sessions = find("provider-sessions/" + tail);
+      if (!raw || !direct) continue;
+      if (!header) {
+        std::fprintf(out,
+                     "\nthe provider against the default provider, the same EVP calls, CPU ns per "
+                     "request (thru = default/provider, as compare-provider's ratio)\n");
+        std::fprintf(out, "  %-30s %9s %9s %8s %7s %10s %7s\n", "operation", "default", "provider",
+                     "added", "thru", "sessions", "thru");
+        header = true;
+      }
+      std::fprintf(out, "  %-30s %9.1f %9.1f %8.1f %7.2f", tail.c_str(), raw->cpu_ns,
+                   direct->cpu_ns, direct->cpu_ns - raw->cpu_ns, raw->cpu_ns / direct->cpu_ns);
+      if (sessions)
+        std::fprintf(out, " %10.1f %7.2f\n", sessions->cpu_ns, raw->cpu_ns / sessions->cpu_ns);
+      else
+        std::fprintf(out, " %10s %7s\n", "-", "-");
+    }
+}
 
 void print_summary(const std::map<std::string, Timing>& timings, std::FILE* out) {
   const auto find = [&](const std::string& name) -> const Timing* {
@@ -467,6 +293,7 @@ void print_summary(const std::map<std::string, Timing>& timings, std::FILE* out)
                  p.raw.c_str(), f->cpu_ns, r->cpu_ns, f->cpu_ns - r->cpu_ns, f->cpu_ns / r->cpu_ns,
                  r->cpu_ns / f->cpu_ns);
   }
+  print_provider_summary(find, out);
 }
 
 // The --benchmark_format the user asked for (console unless told).
@@ -488,7 +315,8 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
   register_null();
-  for (std::size_t size : {kSmall, kLarge}) register_soft_and_raw(size);
+  static const std::vector<EvpPeer> peers = evp_peers(CRYPTOACCEL_PROVIDER_DIR);
+  for (std::size_t size : {kSmall, kLarge}) register_soft_and_peers(size, peers);
 
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
   if (format == "json") {

@@ -49,7 +49,10 @@ class DirectUsageSink {
       b.sink = id_;
       b.algorithm = algorithm;
     }
+    // Two scalar additions: merged into one SSE addition, they would pay a
+    // transition penalty right after OpenSSL's AVX-512 code (forwarded.cpp).
     b.requests += requests;
+    asm volatile("" ::: "memory");
     b.bytes += bytes;
     if (b.requests >= detail::kBatchRequests) [[unlikely]]
       b.commit();
