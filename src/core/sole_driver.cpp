@@ -15,7 +15,8 @@ bool includes(SizeRange outer, SizeRange inner) noexcept {
 }
 
 // Does `driver` take every key, IV, tag and length of `algorithm` that any
-// other driver takes? Otherwise some request would go elsewhere.
+// other driver the dispatcher may choose takes? Otherwise some request would
+// go elsewhere.
 bool serves_every_request(const detail::Registry& registry, const detail::RegisteredDriver& driver,
                           const Algorithm& algorithm) {
   const Capability* capability = driver.enabled[index_of(algorithm.id)];
@@ -25,6 +26,8 @@ bool serves_every_request(const detail::Registry& registry, const detail::Regist
       !includes(capability->tag_sizes, algorithm.tag_sizes))
     return false;
   for (const auto& other : registry.drivers()) {
+    // One the dispatcher never chooses (null) takes nothing away from it.
+    if (!other->traits.automatic) continue;
     const Capability* theirs = other->enabled[index_of(algorithm.id)];
     if (theirs != nullptr && theirs->max_request > capability->max_request) return false;
   }
