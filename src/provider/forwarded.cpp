@@ -41,7 +41,7 @@ void* inner_of(void* vctx) {
 
 template <typename Fn>
 Fn* inner_function(const ForwardedAlgorithm& a, int id) {
-  return reinterpret_cast<Fn*>(a.inner[id]);
+  return a.function<Fn>(id);
 }
 
 // One request of `bytes`, in two scalar additions. Left to itself the
@@ -88,7 +88,7 @@ void free_inner(const ForwardedAlgorithm& a, void* inner) {
 // nothing else tells them which algorithm OpenSSL asks for.
 
 const ForwardedAlgorithm& slot_of(void* provctx, std::size_t slot) {
-  return *static_cast<ProviderContext*>(provctx)->forwarding().slot(slot);
+  return forwarded_slot(provctx, slot);
 }
 
 template <std::size_t Slot>
@@ -457,6 +457,10 @@ bool taken_as_is(int operation, int id) {
 }
 
 }  // namespace
+
+const ForwardedAlgorithm& forwarded_slot(void* provctx, std::size_t slot) noexcept {
+  return *static_cast<ProviderContext*>(provctx)->forwarding().slot(slot);
+}
 
 Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDefault& defaults,
                        const OpenSslErrorQueue& errors, const std::vector<AlgorithmId>& candidates,

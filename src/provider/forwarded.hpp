@@ -56,7 +56,17 @@ struct ForwardedAlgorithm {
   Guard guard = Guard::none;
   const OpenSslErrorQueue* errors = nullptr;  // where a guard reports
   std::vector<OSSL_DISPATCH> table;           // what OpenSSL calls
+
+  // The default provider's function `id`, as the type its id names.
+  template <typename Fn>
+  Fn* function(int id) const noexcept {
+    return reinterpret_cast<Fn*>(inner[id]);
+  }
 };
+
+// The forwarded algorithm in `slot` of the provider instance `provctx`
+// (ours): how functions that get only the provider context find theirs.
+const ForwardedAlgorithm& forwarded_slot(void* provctx, std::size_t slot) noexcept;
 
 // Digests without a wrapper context (forwarded_digests.cpp): an instance
 // index for their update and final, or none when all are taken.

@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "forwarded.hpp"
-#include "provider_context.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -30,11 +29,11 @@ std::mutex g_claim_mutex;
 
 template <typename Fn>
 Fn* inner(const ForwardedAlgorithm& a, int id) {
-  return reinterpret_cast<Fn*>(a.inner[id]);
+  return a.function<Fn>(id);
 }
 
 const ForwardedAlgorithm& slot_of(void* provctx, std::size_t slot) {
-  return *static_cast<ProviderContext*>(provctx)->forwarding().slot(slot);
+  return forwarded_slot(provctx, slot);
 }
 
 template <std::size_t Slot>
