@@ -18,10 +18,12 @@
 namespace cryptoaccel::provider {
 namespace {
 
-// OpenSSL's own keys of a provider section, then ours (docs/provider.md).
-constexpr std::string_view kKnownKeys[] = {"module",        "activate",    "identity", "soft_load",
-                                           "policy",        "driver",      "stats",    "profile",
-                                           "offload_share", "seed_source", "direct"};
+// The keys a provider section may hold: OpenSSL's module and activate,
+// ours (docs/provider.md), then OpenSSL's rarer ones; the error for an
+// unknown key lists them in this order.
+constexpr std::string_view kKnownKeys[] = {"module", "activate", "policy",        "driver",
+                                           "stats",  "profile",  "offload_share", "seed_source",
+                                           "direct", "identity", "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }
@@ -64,11 +66,12 @@ void check_config_keys(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) 
     const std::string_view key = sk_CONF_VALUE_value(entries, i)->name;
     bool known = false;
     for (std::string_view k : kKnownKeys) known = known || key == k;
-    if (!known)
+    if (!known) {
+      std::string listed;
+      for (std::string_view k : kKnownKeys) listed.append(listed.empty() ? "" : ", ").append(k);
       throw InvalidArgument("cryptoaccel provider: unknown key '" + std::string(key) + "' in [" +
-                            section + "] of " + file +
-                            " (known: module, activate, policy, driver, stats, profile, "
-                            "offload_share, seed_source)");
+                            section + "] of " + file + " (known: " + listed + ")");
+    }
   }
 }
 
