@@ -82,6 +82,16 @@ class Session {
   // The driver that completed the latest request ("" before the first).
   std::string_view last_driver() const noexcept;
 
+  // The batch API: independent one-shot requests, each with its own IV and
+  // buffers (cipher encrypt/decrypt, AEAD seal/open, Operation::digest for
+  // digests and MACs), run together, so that a driver that serves many at
+  // once (mb, AF_ALG) takes them in one go. Returns when every request has
+  // completed with its own status, and how many completed ok; one request's
+  // failure never fails its neighbours, and a failed AEAD open's output
+  // holds zeros. A cipher request's `out` is cut to in.size(). A running
+  // stream (update()) is not disturbed: its next update re-loads its chain.
+  std::size_t process(std::span<Request> batch) noexcept;
+
  protected:
   Session(std::string_view algorithm, AlgorithmKind expected, Bytes key,
           const SessionOptions& options);

@@ -1,5 +1,9 @@
 #include "cryptoaccel/session.hpp"
 
+#include <algorithm>
+
+#include "cryptoaccel/driver/secret_bytes.hpp"
+#include "request_check.hpp"
 #include "session_core.hpp"
 
 namespace cryptoaccel {
@@ -24,6 +28,41 @@ Session::~Session() = default;
 
 std::string_view Session::last_driver() const noexcept {
   return core_->last_driver();
+}
+
+std::size_t Session::process(std::span<Request> batch) noexcept {
+  const Algorithm& a = *algorithm_;
+  std::size_t invalid = 0;
+  for (Request& r : batch) {
+    r.continues = false;
+    r.status = detail::check_request(a, r);
+    if (r.status != ErrorCode::ok)
+      ++invalid;
+    else if (r.op != Operation::digest)
+      r.out = r.out.first(r.in.size());
+  }
+  if (invalid == 0) {
+    if (core_->run_batch(batch, nullptr, nullptr, nullptr) == batch.size()) return batch.size();
+  } else {
+    // Requests that failed the checks are complete; the runs of valid ones
+    // between them go to the dispatcher in the caller's order.
+    std::size_t first = 0;
+    for (std::size_t i = 0; i <= batch.size(); ++i) {
+      if (i < batch.size() && batch[i].status == ErrorCode::ok) continue;
+      if (i > first) core_->run_batch(batch.subspan(first, i - first), nullptr, nullptr, nullptr);
+      first = i + 1;
+    }
+  }
+  std::size_t ok = 0;
+  for (Request& r : batch) {
+    if (r.status == ErrorCode::ok) {
+      ++ok;
+    } else if (a.kind == AlgorithmKind::aead && r.op == Operation::decrypt && !r.out.empty()) {
+      // No unauthenticated plaintext is ever released.
+      secure_wipe(r.out.data(), std::min(r.out.size(), r.in.size()));
+    }
+  }
+  return ok;
 }
 
 }  // namespace cryptoaccel

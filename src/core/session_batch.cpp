@@ -4,6 +4,8 @@
 // choice sent together, and each failed request re-run alone.
 #include "session_core.hpp"
 
+#include <limits>
+
 namespace cryptoaccel::detail {
 
 RegisteredDriver* SessionCore::first_choice(const Request& request, const RegisteredDriver* avoid,
@@ -51,10 +53,16 @@ std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& 
     r.status = ErrorCode::ok;
   }
   last_session_ = nullptr;  // batches never continue a stream
+  // The load the dispatcher spreads over equivalent hardware; software's
+  // is never weighed, and three atomic adds would cost a multi-buffer
+  // burst of small requests a tenth of its time.
+  const bool weighed = driver.traits.kind == DriverKind::hardware;
   std::uint64_t bytes = 0;
-  for (const Request& r : run) bytes += r.in.size();
-  driver.load.outstanding_bytes.fetch_add(bytes, std::memory_order_relaxed);
-  driver.load.times_chosen.fetch_add(1, std::memory_order_relaxed);
+  if (weighed) {
+    for (const Request& r : run) bytes += r.in.size();
+    driver.load.outstanding_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    driver.load.times_chosen.fetch_add(1, std::memory_order_relaxed);
+  }
   if (watch != nullptr) {
     watch->since.store(DriverHealth::Clock::now().time_since_epoch().count(),
                        std::memory_order_relaxed);
@@ -69,40 +77,48 @@ std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& 
     watch->driver.store(nullptr, std::memory_order_release);
     watch->since.store(0, std::memory_order_relaxed);
   }
-  driver.load.outstanding_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+  if (weighed) driver.load.outstanding_bytes.fetch_sub(bytes, std::memory_order_relaxed);
   return done;
 }
 
-void SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
-                            RegisteredDriver** served) noexcept {
+std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* avoid,
+                                   Watch* watch, RegisteredDriver** served) noexcept {
   const auto record_server = [served](std::size_t i, RegisteredDriver* d) {
     if (served != nullptr) served[i] = d;
   };
-  std::size_t i = 0;
+  std::size_t i = 0, ok = 0;
   while (i < batch.size()) {
     DriverSession* session = nullptr;
     RegisteredDriver* driver = first_choice(batch[i], avoid, session);
     if (driver == nullptr) {
       record_server(i, nullptr);
       record_server(i, run_alone(batch[i], avoid));  // reports why no driver can take it
+      if (batch[i].status == ErrorCode::ok) ++ok;
       ++i;
       continue;
     }
-    // Extend the run while the next request has the same first choice.
+    // Extend the run while the next request has the same first choice: a
+    // size the dispatcher orders alike (any size when pinned) and lengths
+    // the driver takes. Asking the dispatcher again per request would cost
+    // more than a small request's cryptography on a multi-buffer driver.
     const std::size_t depth = driver->traits.max_in_flight == 0 ? 1 : driver->traits.max_in_flight;
+    const Capability& capability = *driver->enabled[index_of(algorithm_.id)];
+    const SizeRange same_order =
+        pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
+                           : framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
     std::size_t end = i + 1;
-    while (end < batch.size() && end - i < depth) {
-      DriverSession* next_session = nullptr;
-      if (first_choice(batch[end], avoid, next_session) != driver) break;
+    while (end < batch.size() && end - i < depth && same_order.contains(batch[end].in.size()) &&
+           covers(capability, batch[end]))
       ++end;
-    }
     const std::span<Request> run = batch.subspan(i, end - i);
     const std::size_t done = send_together(*driver, *session, run, watch);
+    bool any_served = false;
     for (std::size_t k = 0; k < run.size(); ++k) {
       Request& r = run[k];
       record_server(i + k, nullptr);
       if (k < done && r.status != ErrorCode::driver_failure) {
-        driver->health.succeeded();
+        any_served = true;
+        if (r.status == ErrorCode::ok) ++ok;
         count(driver, r.in.size());
         record_server(i + k, driver);
         continue;
@@ -114,9 +130,12 @@ void SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* av
         continue;
       }
       record_server(i + k, run_alone(r, driver));
+      if (r.status == ErrorCode::ok) ++ok;
     }
+    if (any_served) driver->health.succeeded();
     i = end;
   }
+  return ok;
 }
 
 }  // namespace cryptoaccel::detail

@@ -79,8 +79,9 @@ class SessionCore {
     std::atomic<RegisteredDriver*> driver{nullptr};
     std::atomic<std::int64_t> since{0};  // steady_clock ticks; 0: idle
   };
-  void run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
-                 RegisteredDriver** served) noexcept;
+  // Returns how many requests completed ok.
+  std::size_t run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
+                        RegisteredDriver** served) noexcept;
 
   struct Stream {
     std::unique_ptr<DigestStream> stream;

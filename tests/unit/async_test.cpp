@@ -308,7 +308,7 @@ TEST(Failover, TimedOutCallsNeverTouchARequestAfterItCompleted) {
 // (re-running them avoided soft and reported `unsupported`).
 TEST(Failover, TimeoutWithNoOtherDriverWaitsForTheCall) {
   FrameworkOptions o;
-  o.excluded_families = {"afalg", "cryptodev"};
+  o.excluded_families = {"afalg", "cryptodev", "mb"};
   Framework framework(std::move(o));
   const ByteVector key = random_bytes(16);
   CipherSession soft("aes-128-cbc", key, {.framework = &framework, .driver = "soft"});

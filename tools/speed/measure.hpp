@@ -44,7 +44,7 @@ struct MeasureRequest {
   std::size_t size = 0;
   double seconds = 3;
   int workers = 1;
-  int in_flight = 1;  // >1: batches of this many through an AsyncSession per worker
+  int in_flight = 1;  // >1: batches of this many through a session's batch API per worker
   bool decrypt = false;
 };
 

@@ -46,7 +46,7 @@ void add_options(CLI::App& command, SpeedOptions& o) {
   command
       .add_option("--in-flight", o.in_flight,
                   "Requests each worker keeps in flight: batches of N one-shot requests through "
-                  "the asynchronous API (default 1: one streamed request at a time)")
+                  "a session's batch API (default 1: one streamed request at a time)")
       ->check(CLI::Range(1, 256));
   command.add_flag("--elapsed", o.elapsed,
                    "Rates per wall-clock second (the default; for compatibility)");

@@ -46,6 +46,9 @@ struct DriverTraits {
   bool automatic = true;          // may the dispatcher choose it without being asked?
   bool self_test = true;          // false only for drivers that do no cryptography
   std::size_t max_in_flight = 1;  // requests one session can usefully keep in flight
+  // Does open_stream() give digest and MAC streams? False for a driver that
+  // takes one-shot requests only (mb: its lanes hash whole messages).
+  bool streams_digests = true;
 };
 
 // The running digest or MAC of one stream of updates. Owned by the caller.

@@ -1,0 +1,103 @@
+#include "gatherer.hpp"
+
+#include <vector>
+
+#include "thread_state.hpp"
+
+namespace cryptoaccel::mb {
+namespace {
+
+// The most requests one thread takes from the queue at once: a few lane
+// widths, so that a long queue is shared between the threads that wait on it.
+constexpr std::size_t kMaxTaken = 64;
+
+}  // namespace
+
+void Gatherer::run(std::span<Entry> entries) {
+  if (entries.empty()) return;
+  if (callers_.fetch_add(1) == 0) {
+    // Alone: no one could join these requests, and nothing is queued.
+    bursts_.fetch_add(1, std::memory_order_relaxed);
+    requests_.fetch_add(entries.size(), std::memory_order_relaxed);
+    run_burst(route_, op_, entries);
+    callers_.fetch_sub(1);
+    if (waiting_.load() != 0) {
+      std::lock_guard lock(mutex_);
+      changed_.notify_all();
+    }
+    return;
+  }
+  std::unique_lock lock(mutex_);
+  waiting_.fetch_add(1);
+  Ticket ticket{entries.size()};
+  const auto now = Clock::now();
+  for (Entry& e : entries) {
+    e.ticket = &ticket;
+    queue_.push_back(&e);
+    arrivals_.push_back(now);
+  }
+  bool waited = false;
+  while (ticket.unfinished != 0) {
+    if (queue_.empty()) {
+      // Ours are in another caller's burst.
+      changed_.wait(lock);
+      continue;
+    }
+    const bool full = queue_.size() >= width_;
+    // Company can come only from a caller running a burst now: one on the
+    // fast path (inside, not queued) or one running the queue.
+    const bool no_company_coming = callers_.load() == waiting_.load() && queue_runners_ == 0;
+    const auto due = arrivals_.front() + deadline_;
+    if (full || no_company_coming) {
+      run_queued(lock, false);
+      continue;
+    }
+    if (Clock::now() >= due) {
+      run_queued(lock, true);
+      continue;
+    }
+    if (!waited) {
+      waited = true;
+      waits_.fetch_add(1, std::memory_order_relaxed);
+    }
+    changed_.wait_until(lock, due);
+  }
+  waiting_.fetch_sub(1);
+  callers_.fetch_sub(1);
+}
+
+void Gatherer::run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline) {
+  ThreadState& state = this_thread_state();
+  std::vector<Entry>& taken = state.taken;
+  std::vector<Entry*>& origins = state.origins;
+  taken.clear();
+  origins.clear();
+  while (!queue_.empty() && taken.size() < kMaxTaken) {
+    origins.push_back(queue_.front());
+    taken.push_back(*queue_.front());
+    queue_.pop_front();
+    arrivals_.pop_front();
+  }
+  ++queue_runners_;
+  bursts_.fetch_add(1, std::memory_order_relaxed);
+  requests_.fetch_add(taken.size(), std::memory_order_relaxed);
+  if (by_deadline) deadlines_.fetch_add(1, std::memory_order_relaxed);
+  lock.unlock();
+  run_burst(route_, op_, taken);
+  lock.lock();
+  --queue_runners_;
+  for (Entry* e : origins) --e->ticket->unfinished;
+  changed_.notify_all();
+}
+
+GathererStats Gatherer::stats() const {
+  const auto get = [](const std::atomic<std::uint64_t>& a) {
+    return a.load(std::memory_order_relaxed);
+  };
+  return {.bursts = get(bursts_),
+          .requests = get(requests_),
+          .deadlines = get(deadlines_),
+          .waits = get(waits_)};
+}
+
+}  // namespace cryptoaccel::mb

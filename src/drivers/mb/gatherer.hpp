@@ -1,0 +1,77 @@
+// Gathering: independent requests of one route and direction, from any
+// number of threads and sessions, meet in one burst. A caller's requests
+// join the queue; a caller that finds it full enough (the lane width), or
+// finds that no one else could still add to it, runs what is queued on its
+// own thread; otherwise it waits, for at most the flush deadline after the
+// oldest queued request arrived, and then runs it. So a lone request never
+// waits for company it will not get: company can come only from a caller
+// that is running a burst right now (and will be back) or from outside,
+// and only the first is waited for.
+//
+// Every request is run exactly once, by one thread, and its caller returns
+// only when all of its own have run.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <span>
+
+#include "bursts.hpp"
+
+namespace cryptoaccel::mb {
+
+struct Ticket {
+  std::size_t unfinished = 0;  // guarded by the gatherer's mutex
+};
+
+struct GathererStats {
+  std::uint64_t bursts = 0;     // runs of the library
+  std::uint64_t requests = 0;   // requests run in them
+  std::uint64_t deadlines = 0;  // runs started because the deadline passed
+  std::uint64_t waits = 0;      // callers that waited for company
+};
+
+class Gatherer {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  Gatherer(Route route, Operation op, std::size_t width, std::chrono::microseconds deadline)
+      : route_(route), op_(op), width_(width), deadline_(deadline) {}
+
+  // Runs `entries` (their requests' statuses set) with whatever else is
+  // queued; returns when every one of them has run.
+  void run(std::span<Entry> entries);
+
+  GathererStats stats() const;
+
+ private:
+  // Takes up to a burst's worth of the queue and runs it, the lock released
+  // meanwhile. Returns with the lock held.
+  void run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline);
+
+  const Route route_;
+  const Operation op_;
+  const std::size_t width_;
+  const std::chrono::microseconds deadline_;
+
+  // A caller alone runs its requests without the lock (the fast path).
+  // Queued entries belong to callers still inside, so with callers_ at 0
+  // the queue is empty. Both counters are sequentially consistent: a caller
+  // that finds another inside and decides to wait, and that other deciding
+  // whom to wake as it leaves, cannot miss each other.
+  std::atomic<unsigned> callers_{0};  // threads inside run()
+  std::atomic<unsigned> waiting_{0};  // of those, on the slow path (queued)
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Entry*> queue_;                // guarded by mutex_
+  std::deque<Clock::time_point> arrivals_;  // one per queued entry, guarded by mutex_
+  unsigned queue_runners_ = 0;              // slow-path callers running a burst, guarded by mutex_
+  std::atomic<std::uint64_t> bursts_{0}, requests_{0}, deadlines_{0}, waits_{0};
+};
+
+}  // namespace cryptoaccel::mb

@@ -1,0 +1,74 @@
+#include "mb_session.hpp"
+
+#include <vector>
+
+#include "thread_state.hpp"
+
+namespace cryptoaccel::mb {
+namespace {
+
+class MbSession final : public DriverSession {
+ public:
+  MbSession(const Route& route, RouteGatherers& gatherers, std::span<const std::uint8_t> key)
+      : route_(route), gatherers_(gatherers), keys_(std::make_unique<KeySchedule>()) {
+    expand_key(route, key, *keys_, thread_manager());
+  }
+
+  std::size_t process(std::span<Request> batch) noexcept override {
+    std::vector<Entry>* entries_or_null = nullptr;
+    try {
+      entries_or_null = &this_thread_state().entries;
+    } catch (...) {
+      for (Request& r : batch) r.status = ErrorCode::driver_failure;
+      return batch.size();
+    }
+    std::vector<Entry>& entries = *entries_or_null;
+    entries.resize(batch.size());
+    bool one_operation = true;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      entries[i] = {&batch[i], keys_.get()};
+      one_operation &= batch[i].op == batch.front().op;
+    }
+    if (one_operation) {
+      gatherer_for(batch.front().op).run(entries);
+      return batch.size();
+    }
+    // A batch that mixes encryptions and decryptions: each its own burst.
+    for (const Operation op : {Operation::encrypt, Operation::decrypt, Operation::digest}) {
+      entries.clear();
+      for (Request& r : batch)
+        if (r.op == op) entries.push_back({&r, keys_.get()});
+      if (!entries.empty()) gatherer_for(op).run(entries);
+    }
+    return batch.size();
+  }
+
+  void process_one(Request& request) noexcept override {
+    try {
+      this_thread_state();  // made here, so that a burst never has to
+    } catch (...) {
+      request.status = ErrorCode::driver_failure;
+      return;
+    }
+    Entry entry{&request, keys_.get()};
+    gatherer_for(request.op).run({&entry, 1});
+  }
+
+ private:
+  Gatherer& gatherer_for(Operation op) {
+    return gatherers_.for_operation(op == Operation::digest ? Operation::encrypt : op);
+  }
+
+  const Route route_;
+  RouteGatherers& gatherers_;
+  std::unique_ptr<KeySchedule> keys_;
+};
+
+}  // namespace
+
+std::unique_ptr<DriverSession> open_mb_session(const Route& route, RouteGatherers& gatherers,
+                                               std::span<const std::uint8_t> key) {
+  return std::make_unique<MbSession>(route, gatherers, key);
+}
+
+}  // namespace cryptoaccel::mb
