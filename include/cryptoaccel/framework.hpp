@@ -58,6 +58,13 @@ struct UsageCount {
   std::uint64_t failures = 0;  // driver failures that were retried elsewhere or reported
 };
 
+// Requests run together, per driver and algorithm (drivers that count them).
+struct BurstUsage {
+  std::string driver;
+  AlgorithmId algorithm;
+  BurstCount count;
+};
+
 struct FrameworkOptions {
   bool builtin_drivers = true;  // probe the drivers built into the library
   // Built-in families not to probe ("cryptodev"): `list` shows them absent.
@@ -110,6 +117,8 @@ class Framework {
 
   // Counters since construction, only non-zero entries.
   std::vector<UsageCount> usage() const;
+  // Bursts and the requests in them, where a driver counted any.
+  std::vector<BurstUsage> bursts() const;
   // Adds to the counters of drivers()[driver] for `algorithm` what
   // OpenSSL's own implementation served on its behalf, outside any
   // session: the provider's direct path, where soft is the sole driver

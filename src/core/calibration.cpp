@@ -168,6 +168,19 @@ unsigned loaded_workers() {
   return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
+// The depths a driver is measured at besides one request: its most in
+// flight; and for a driver that gathers, the ladder up to it as well, so
+// that the dispatcher knows from which depth on it wins.
+std::vector<unsigned> depths_of(const DriverTraits& traits) {
+  const auto most = static_cast<unsigned>(traits.max_in_flight);
+  std::vector<unsigned> depths;
+  if (traits.gathers)
+    for (const unsigned d : {4u, 8u, 16u, 32u})
+      if (d < most) depths.push_back(d);
+  if (most > 1) depths.push_back(most);
+  return depths;
+}
+
 }  // namespace
 
 Profile calibrate(Framework& framework, const CalibrationOptions& options) {
@@ -206,8 +219,8 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
       for (std::size_t size : options.sizes) {
         if (!size_fits(a, *c, size)) continue;
         jobs.push_back({d, &a, c, size, 1, 1});
-        const auto depth = static_cast<unsigned>(d->traits.max_in_flight);
-        if (depth > 1) jobs.push_back({d, &a, c, size, depth, 1});
+        for (const unsigned depth : depths_of(d->traits))
+          jobs.push_back({d, &a, c, size, depth, 1});
         if (workers > 1) jobs.push_back({d, &a, c, size, 1, workers});
       }
     }

@@ -21,9 +21,9 @@ int kind_rank(Policy policy, DriverKind kind) {
 }
 
 // Measured throughput by (driver, algorithm, bucket): of one request at a
-// time, of the most requests in flight that were measured (a device's rate
-// when work queues up), and from one thread per CPU at once; the figure at
-// the bucket's own size wins over others in it.
+// time, at each depth of requests in flight that was measured (the most of
+// them: a device's rate when work queues up), and from one thread per CPU
+// at once; the figure at the bucket's own size wins over others in it.
 class Throughputs {
  public:
   explicit Throughputs(const Profile* profile) {
@@ -35,10 +35,13 @@ class Throughputs {
         if (f.loaded == 0 || m.size == kSizeBuckets[bucket]) f.loaded = m.bytes_per_second;
       } else if (m.in_flight == 1) {
         if (f.single == 0 || m.size == kSizeBuckets[bucket]) f.single = m.bytes_per_second;
-      } else if (m.in_flight > f.depth ||
-                 (m.in_flight == f.depth && m.size == kSizeBuckets[bucket])) {
-        f.depth = m.in_flight;
-        f.queued = m.bytes_per_second;
+      } else {
+        double& at_depth = f.by_depth[m.in_flight];
+        if (at_depth == 0 || m.size == kSizeBuckets[bucket]) at_depth = m.bytes_per_second;
+        if (m.in_flight > f.depth || (m.in_flight == f.depth && m.size == kSizeBuckets[bucket])) {
+          f.depth = m.in_flight;
+          f.queued = m.bytes_per_second;
+        }
       }
     }
   }
@@ -51,6 +54,12 @@ class Throughputs {
     const auto it = figures_.find({d.name, algorithm, bucket});
     return it == figures_.end() ? 0 : it->second.loaded;
   }
+  // Throughput with this many requests in a batch (0: not measured).
+  const std::map<unsigned, double>* by_depth(const RegisteredDriver& d, std::size_t algorithm,
+                                             std::size_t bucket) const {
+    const auto it = figures_.find({d.name, algorithm, bucket});
+    return it == figures_.end() ? nullptr : &it->second.by_depth;
+  }
   // With requests queued: the in-flight figure, else the single one.
   double queued(const RegisteredDriver& d, std::size_t algorithm, std::size_t bucket) const {
     const auto it = figures_.find({d.name, algorithm, bucket});
@@ -62,6 +71,7 @@ class Throughputs {
   struct Figure {
     double single = 0, queued = 0, loaded = 0;
     unsigned depth = 0;
+    std::map<unsigned, double> by_depth;  // in-flight depth -> throughput
   };
   std::map<std::tuple<std::string, std::size_t, std::size_t>, Figure> figures_;
 };
@@ -158,6 +168,34 @@ Dispatcher::Overflow overflow_of(const std::vector<RegisteredDriver*>& order,
               device_loaded > 0 && software_loaded > 0 && device_loaded < share * software_loaded};
 }
 
+// Phase 3c: under `fastest`, a driver that gathers and, with a batch at
+// least so deep, was measured faster than the head of the order is for one
+// request. The shallowest such depth wins; ties go to the faster driver.
+Dispatcher::Gather gather_of(const std::vector<RegisteredDriver*>& order,
+                             const Throughputs& measured, std::size_t a, std::size_t b,
+                             Policy policy) {
+  Dispatcher::Gather best;
+  if (policy != Policy::fastest || order.empty()) return best;
+  const double head = measured.of(*order.front(), a, b);
+  if (head == 0) return best;
+  double best_rate = 0;
+  for (RegisteredDriver* d : order) {
+    if (!d->traits.gathers || d == order.front()) continue;
+    const auto* depths = measured.by_depth(*d, a, b);
+    if (depths == nullptr) continue;
+    for (const auto& [depth, rate] : *depths) {
+      if (rate <= head) continue;
+      if (best.driver == nullptr || depth < best.from_depth ||
+          (depth == best.from_depth && rate > best_rate)) {
+        best = {d, depth};
+        best_rate = rate;
+      }
+      break;  // the shallowest depth that wins, for this driver
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 void Dispatcher::build(const Registry& registry, Policy policy, const Profile* profile,
@@ -175,6 +213,7 @@ void Dispatcher::build(const Registry& registry, Policy policy, const Profile* p
       bucket.drivers = order_of(eligible, policy, offload_share, rate);
       bucket.peers = peers_at_head(bucket.drivers, rate);
       bucket.overflow = overflow_of(bucket.drivers, measured, a, b, policy, offload_share);
+      bucket.gather = gather_of(bucket.drivers, measured, a, b, policy);
     }
     mark_same_order_ranges(per);
   }
@@ -187,7 +226,7 @@ void Dispatcher::mark_same_order_ranges(PerAlgorithm& per) {
     return x.drivers == y.drivers && x.peers == y.peers &&
            x.overflow.software == y.overflow.software &&
            x.overflow.at_in_flight == y.overflow.at_in_flight &&
-           x.overflow.while_shared == y.overflow.while_shared;
+           x.overflow.while_shared == y.overflow.while_shared && x.gather == y.gather;
   };
   per.by_size = false;
   for (std::size_t b = 0; b < kSizeBucketCount;) {

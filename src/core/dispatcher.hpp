@@ -82,6 +82,20 @@ class Dispatcher {
     return a.buckets[a.by_size ? size_bucket(size) : 0].overflow;
   }
 
+  // Where a driver that gathers (mb) beats the head of candidates() once a
+  // batch gives it `from_depth` requests or more of this size range (as
+  // calibrated; `fastest` only): that driver and that depth. None without a
+  // profile that measured it so.
+  struct Gather {
+    RegisteredDriver* driver = nullptr;
+    unsigned from_depth = 0;
+    bool operator==(const Gather&) const = default;
+  };
+  Gather gather(AlgorithmId id, std::size_t size) const noexcept {
+    const PerAlgorithm& a = order_[index_of(id)];
+    return a.buckets[a.by_size ? size_bucket(size) : 0].gather;
+  }
+
   Policy policy() const noexcept { return policy_; }
   double offload_share() const noexcept { return offload_share_; }
   bool profiled() const noexcept { return profiled_; }
@@ -91,6 +105,7 @@ class Dispatcher {
     std::vector<RegisteredDriver*> drivers;
     std::size_t peers = 1;
     Overflow overflow;
+    Gather gather;
     SizeRange sizes;  // the run of neighbouring buckets with this same order
   };
   struct PerAlgorithm {

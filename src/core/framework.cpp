@@ -141,6 +141,17 @@ std::vector<UsageCount> Framework::usage() const {
   return out;
 }
 
+std::vector<BurstUsage> Framework::bursts() const {
+  std::vector<BurstUsage> out;
+  for (const auto& d : impl_->registry.drivers())
+    for (std::size_t a = 0; a < kAlgorithmCount; ++a) {
+      const auto id = static_cast<AlgorithmId>(a);
+      const BurstCount count = d->driver->bursts(id);
+      if (count.bursts != 0) out.push_back({d->name, id, count});
+    }
+  return out;
+}
+
 void Framework::count_usage(std::size_t driver, AlgorithmId algorithm, std::uint64_t requests,
                             std::uint64_t bytes) noexcept {
   const auto& drivers = impl_->registry.drivers();

@@ -4,6 +4,7 @@
 // choice sent together, and each failed request re-run alone.
 #include "session_core.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace cryptoaccel::detail {
@@ -30,6 +31,32 @@ RegisteredDriver* SessionCore::first_choice(const Request& request, const Regist
     return d;
   }
   return nullptr;
+}
+
+RegisteredDriver* SessionCore::deeper_choice(std::span<Request> batch, std::size_t i,
+                                             RegisteredDriver* first, const RegisteredDriver* avoid,
+                                             DriverSession*& session) noexcept {
+  const Dispatcher::Gather g = framework_.dispatcher.gather(algorithm_.id, batch[i].in.size());
+  if (g.driver == nullptr || g.driver == first || g.driver == avoid ||
+      g.driver->health.quarantined())
+    return first;
+  const Capability* c = g.driver->enabled[index_of(algorithm_.id)];
+  if (c == nullptr || !c->key_sizes.contains(key_.size())) return first;
+  const SizeRange same_order = framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
+  const std::size_t most = std::max<std::size_t>(g.driver->traits.max_in_flight, 1);
+  std::size_t depth = 0;
+  while (i + depth < batch.size() && depth < most &&
+         same_order.contains(batch[i + depth].in.size()) && covers(*c, batch[i + depth]))
+    ++depth;
+  if (depth < g.from_depth) return first;  // too shallow: the first choice is faster
+  DriverSession* deeper = nullptr;
+  try {
+    deeper = session_for(*g.driver);
+  } catch (...) {
+  }
+  if (deeper == nullptr) return first;
+  session = deeper;
+  return g.driver;
 }
 
 RegisteredDriver* SessionCore::run_alone(Request& request, const RegisteredDriver* avoid) noexcept {
@@ -97,6 +124,7 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
       ++i;
       continue;
     }
+    if (pinned_ == nullptr) driver = deeper_choice(batch, i, driver, avoid, session);
     // Extend the run while the next request has the same first choice: a
     // size the dispatcher orders alike (any size when pinned) and lengths
     // the driver takes. Asking the dispatcher again per request would cost

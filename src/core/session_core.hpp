@@ -108,6 +108,10 @@ class SessionCore {
   std::size_t send_together(RegisteredDriver& driver, DriverSession& session,
                             std::span<Request> run, Watch* watch) noexcept;
   RegisteredDriver* run_alone(Request& request, const RegisteredDriver* avoid) noexcept;
+  // A driver that gathers, where the batch from `i` on is deep enough for it
+  // to beat `first` (Dispatcher::gather); else `first`.
+  RegisteredDriver* deeper_choice(std::span<Request> batch, std::size_t i, RegisteredDriver* first,
+                                  const RegisteredDriver* avoid, DriverSession*& session) noexcept;
   // In order of preference, the drivers in quarantine last.
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
   // Runs one request on `driver` and accounts for it: the driver's health,

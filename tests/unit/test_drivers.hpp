@@ -63,12 +63,18 @@ class TestCbcSession final : public DriverSession {
 
 class TestCbcDriver final : public Driver {
  public:
-  TestCbcDriver(std::string name, DriverKind kind, DriverControl& control)
-      : name_(std::move(name)), kind_(kind), control_(control) {}
+  // `gathers`: says it runs requests together (as mb does), 32 at most.
+  TestCbcDriver(std::string name, DriverKind kind, DriverControl& control, bool gathers = false)
+      : name_(std::move(name)), kind_(kind), control_(control), gathers_(gathers) {}
   std::string_view name() const noexcept override { return name_; }
   std::string description() const override { return "test driver"; }
   DriverTraits traits() const noexcept override {
-    return {.kind = kind_, .priority = 300, .automatic = true, .self_test = true};
+    return {.kind = kind_,
+            .priority = 300,
+            .automatic = true,
+            .self_test = true,
+            .max_in_flight = gathers_ ? 32u : 1u,
+            .gathers = gathers_};
   }
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
   std::unique_ptr<DriverSession> open_session(const Algorithm&,
@@ -81,6 +87,7 @@ class TestCbcDriver final : public Driver {
   std::string name_;
   DriverKind kind_;
   DriverControl& control_;
+  bool gathers_;
   std::vector<Capability> capabilities_{{.algorithm = AlgorithmId::aes_128_cbc,
                                          .key_sizes = {16, 16},
                                          .iv_sizes = {16, 16},

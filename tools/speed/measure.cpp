@@ -102,10 +102,40 @@ std::string served_by(const std::vector<UsageCount>& before, const std::vector<U
   return out;
 }
 
+// Requests per burst at the drivers that count bursts, between two
+// readings (0: none did).
+double burst_depth(const std::vector<BurstUsage>& before, const std::vector<BurstUsage>& after,
+                   AlgorithmId algorithm) {
+  std::uint64_t bursts = 0, requests = 0;
+  for (const BurstUsage& a : after) {
+    if (a.algorithm != algorithm) continue;
+    BurstCount earlier;
+    for (const BurstUsage& b : before)
+      if (b.driver == a.driver && b.algorithm == algorithm) earlier = b.count;
+    bursts += a.count.bursts - earlier.bursts;
+    requests += a.count.requests - earlier.requests;
+  }
+  return bursts == 0 ? 0 : static_cast<double>(requests) / static_cast<double>(bursts);
+}
+
+// The `share` quantile (0.5: the median) of `samples`, which it reorders.
+double percentile(std::vector<float>& samples, double share) {
+  const auto k = static_cast<std::size_t>(share * static_cast<double>(samples.size() - 1) + 0.5);
+  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(k),
+                   samples.end());
+  return samples[k];
+}
+
 // `in_flight` one-shot requests per batch through a session's batch API:
 // the batch reaches the driver together (mb runs it as one burst, AF_ALG
 // keeps it in flight at once), and the loop goes on when all have completed.
-std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate) {
+// Every this many batches, one is timed: a request's latency is its
+// batch's, from submission to the last completion. Timing every batch would
+// cost a 256-byte burst a few per cent.
+constexpr std::uint64_t kTimeEvery = 8;
+constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 20;
+
+std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate, std::vector<float>& latencies) {
   const Algorithm& a = *r.algorithm;
   const auto key = random_bytes(a.kind == AlgorithmKind::mac ? 16 : a.key_size.min);
   const auto iv = random_bytes(a.iv_size);
@@ -131,12 +161,20 @@ std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate) {
         .in = buffers[i],
         .out = separate_output ? outputs[i] : buffers[i],
         .tag = a.kind == AlgorithmKind::aead ? tags[i] : std::span<std::uint8_t>()};
+  latencies.reserve(kMaxLatencySamples);
+  std::uint64_t round = 0;
   const auto spin_batches = [&](Session& session) {
-    return spin(gate, [&] {
+    const auto run = [&] {
       if (session.process(batch) != n)
         for (const Request& q : batch)
           if (q.status != ErrorCode::ok)
             throw_error(q.status, std::string(a.name) + ": " + std::string(to_string(q.status)));
+    };
+    return spin(gate, [&] {
+      if (++round % kTimeEvery != 0 || latencies.size() == kMaxLatencySamples) return run();
+      const auto start = Clock::now();
+      run();
+      latencies.push_back(std::chrono::duration<float, std::micro>(Clock::now() - start).count());
     });
   };
   const SessionOptions options{.driver = r.driver};
@@ -167,8 +205,8 @@ std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate) {
 }
 
 // Sets up one worker's session and buffers (untimed), then spins.
-std::uint64_t run_worker(const MeasureRequest& r, Gate& gate) {
-  if (r.in_flight > 1) return run_batch_worker(r, gate);
+std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::vector<float>& latencies) {
+  if (r.in_flight > 1) return run_batch_worker(r, gate, latencies);
   const Algorithm& a = *r.algorithm;
   const SessionOptions options{.driver = r.driver};
   // HMAC takes any key: 16 bytes, as openssl speed -hmac uses.
@@ -234,14 +272,16 @@ Measurement measure(const MeasureRequest& request, const std::atomic<bool>& inte
   // publish theirs when they close, before the workers end).
   const auto usage_before = Framework::global().usage();
   Gate gate;
+  const auto bursts_before = Framework::global().bursts();
   std::vector<std::uint64_t> counts(request.workers, 0);
+  std::vector<std::vector<float>> latencies(request.workers);
   std::exception_ptr failure;
   std::mutex failure_lock;
   std::vector<std::thread> threads;
   for (int w = 0; w < request.workers; ++w) {
     threads.emplace_back([&, w] {
       try {
-        counts[w] = run_worker(request, gate);
+        counts[w] = run_worker(request, gate, latencies[w]);
       } catch (...) {
         std::lock_guard lock(failure_lock);
         if (!failure) failure = std::current_exception();
@@ -281,6 +321,13 @@ Measurement measure(const MeasureRequest& request, const std::atomic<bool>& inte
   m.cpu_system = seconds_of(after.ru_stime) - seconds_of(before.ru_stime);
   for (std::uint64_t c : counts) m.operations += c;
   m.served_by = served_by(usage_before, Framework::global().usage(), request.algorithm->id);
+  m.burst_depth = burst_depth(bursts_before, Framework::global().bursts(), request.algorithm->id);
+  std::vector<float> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  if (!all.empty()) {
+    m.latency_p50_us = percentile(all, 0.50);
+    m.latency_p99_us = percentile(all, 0.99);
+  }
   return m;
 }
 

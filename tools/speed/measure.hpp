@@ -24,6 +24,12 @@ struct Measurement {
   double cpu_user = 0;  // the whole process, all workers
   double cpu_system = 0;
   bool interrupted = false;  // cut short by Ctrl-C
+  // With requests in flight: the requests per burst where the serving
+  // driver counts bursts (mb; 0 elsewhere), and each request's latency from
+  // submission to completion, median and 99th percentile (0: not measured).
+  double burst_depth = 0;
+  double latency_p50_us = 0;
+  double latency_p99_us = 0;
 
   double bytes() const { return static_cast<double>(operations) * static_cast<double>(size); }
   double cpu_seconds() const { return cpu_user + cpu_system; }

@@ -19,6 +19,11 @@ void print_json(const Report& report, std::FILE* out) {
                      {"cpu_user_s", m.cpu_user},       {"cpu_system_s", m.cpu_system},
                      {"cpu_percent", m.cpu_percent()}, {"bytes_per_second", m.rate(report.cputime)},
                      {"interrupted", m.interrupted}};
+    if (m.burst_depth > 0) r["burst_depth"] = m.burst_depth;
+    if (m.latency_p50_us > 0) {
+      r["latency_p50_us"] = m.latency_p50_us;
+      r["latency_p99_us"] = m.latency_p99_us;
+    }
     if (const auto soft = soft_rate(report, m); soft && *soft > 0 && m.driver != "soft")
       r["ratio_to_soft"] = m.rate(report.cputime) / *soft;
     results.push_back(std::move(r));

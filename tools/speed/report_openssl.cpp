@@ -41,6 +41,11 @@ void print_machine_readable(const Report& report, std::FILE* out, bool with_driv
   }
 }
 
+// "3.2", "41", "1234": three significant figures at most, to fit a column.
+std::string short_microseconds(double us) {
+  return us < 10 ? fmt::format("{:.1f}", us) : fmt::format("{:.0f}", us);
+}
+
 }  // namespace
 
 void print_openssl(const Report& report, std::FILE* out, bool machine_readable) {
@@ -79,6 +84,31 @@ void print_openssl(const Report& report, std::FILE* out, bool machine_readable) 
         fmt::print(out, " {:>12}", "-");
     }
     fmt::print(out, "\n");
+  }
+
+  // With requests in flight: the depth each driver reached and what waiting
+  // in a batch costs a request.
+  const bool in_flight = std::any_of(report.measurements.begin(), report.measurements.end(),
+                                     [](const Measurement& m) { return m.latency_p50_us > 0; });
+  if (in_flight) {
+    fmt::print(out,
+               "\nRequests in flight: requests per burst at the driver (- where it runs none "
+               "together) and each request's latency, median/p99 in microseconds:\n");
+    print_header(out, report, width);
+    for (const Series& s : all) {
+      fmt::print(out, "{:<{}}", label(s, with_driver), width);
+      for (const Measurement* m : s.by_size) {
+        if (m && m->latency_p50_us > 0)
+          fmt::print(out, " {:>12}",
+                     fmt::format("{} {}/{}",
+                                 m->burst_depth > 0 ? fmt::format("{:.1f}", m->burst_depth) : "-",
+                                 short_microseconds(m->latency_p50_us),
+                                 short_microseconds(m->latency_p99_us)));
+        else
+          fmt::print(out, " {:>12}", "-");
+      }
+      fmt::print(out, "\n");
+    }
   }
 
   // Ratios only where soft was measured for the same algorithm.

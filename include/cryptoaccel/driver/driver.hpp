@@ -49,6 +49,11 @@ struct DriverTraits {
   // Does open_stream() give digest and MAC streams? False for a driver that
   // takes one-shot requests only (mb: its lanes hash whole messages).
   bool streams_digests = true;
+  // Do requests from many sessions and threads meet in one run (mb's
+  // bursts)? Then calibration measures the driver at several depths up to
+  // max_in_flight, and the dispatcher sends it a batch deep enough to beat
+  // the best driver for one request.
+  bool gathers = false;
 };
 
 // The running digest or MAC of one stream of updates. Owned by the caller.
@@ -90,6 +95,13 @@ class DriverSession {
   virtual std::unique_ptr<DigestStream> open_stream() { return nullptr; }
 };
 
+// Requests a driver ran together: its runs (mb's bursts) and the requests
+// in them; requests / bursts is the depth reached.
+struct BurstCount {
+  std::uint64_t bursts = 0;
+  std::uint64_t requests = 0;
+};
+
 class Driver {
  public:
   virtual ~Driver() = default;
@@ -106,6 +118,11 @@ class Driver {
   // session ends. Throws Error (DriverFailure, Unsupported) when it cannot.
   virtual std::unique_ptr<DriverSession> open_session(const Algorithm& algorithm,
                                                       std::span<const std::uint8_t> key) = 0;
+
+  // A driver that runs requests together counts them here, per algorithm,
+  // since it was made (`cryptoaccel speed` shows the depth reached). Others
+  // count nothing.
+  virtual BurstCount bursts(AlgorithmId /*algorithm*/) const noexcept { return {}; }
 };
 
 // What a driver family found on this machine: zero or more instances, and

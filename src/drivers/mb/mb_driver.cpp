@@ -81,10 +81,17 @@ class MbDriver final : public Driver {
             .priority = 50,
             .automatic = true,
             .self_test = true,
-            .max_in_flight = 4 * lane_width(arch_),
-            .streams_digests = false};
+            .max_in_flight = 2 * lane_width(arch_),
+            .streams_digests = false,
+            .gathers = true};
   }
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
+  BurstCount bursts(AlgorithmId algorithm) const noexcept override {
+    const RouteGatherers& g = gatherers_[index_of(algorithm)];
+    if (!g.encrypt) return {};
+    const GathererStats e = g.encrypt->stats(), d = g.decrypt->stats();
+    return {.bursts = e.bursts + d.bursts, .requests = e.requests + d.requests};
+  }
 
   std::unique_ptr<DriverSession> open_session(const Algorithm& algorithm,
                                               std::span<const std::uint8_t> key) override {
