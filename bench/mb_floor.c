@@ -122,11 +122,16 @@ static double measure(IMB_MGR *mgr, struct lanes *l, int n, size_t size, int has
 
 int main(int argc, char **argv) {
   double seconds = 0.5;
+  int only_lanes = 0; /* 0: every lane count */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = atof(argv[++i]);
+    } else if (strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
+      only_lanes = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: mb_floor [--seconds S]   (default 0.5 s per figure)\n");
+      fprintf(stderr,
+              "usage: mb_floor [--seconds S] [--lanes N]   (default 0.5 s per figure, "
+              "1, 4, 8, 16 and 32 lanes)\n");
       return 2;
     }
   }
@@ -171,11 +176,17 @@ int main(int argc, char **argv) {
   printf("libipsec-mb %s, %s code (init_mb_mgr_auto); GB/s of payload, %.2f s per figure\n",
          imb_get_version_str(), arch <= IMB_ARCH_AVX512 ? arch_names[arch] : "?", seconds);
   const int lane_counts[] = {1, 4, 8, 16, 32};
+  if (only_lanes != 0 && only_lanes != 1 && only_lanes != 4 && only_lanes != 8 &&
+      only_lanes != 16 && only_lanes != 32) {
+    fprintf(stderr, "mb_floor: --lanes must be 1, 4, 8, 16 or 32\n");
+    return 2;
+  }
   for (int hash = 0; hash < 2; hash++) {
     printf("\n%-28s", hash ? "HMAC-SHA256, lanes" : "AES-128-CBC encrypt, lanes");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) printf(" %8zu B", sizes[s]);
     printf("\n");
     for (size_t c = 0; c < sizeof lane_counts / sizeof lane_counts[0]; c++) {
+      if (only_lanes != 0 && lane_counts[c] != only_lanes) continue;
       printf("%-28d", lane_counts[c]);
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const double rate = measure(mgr, &l, lane_counts[c], sizes[s], hash, seconds);

@@ -35,7 +35,8 @@ RegisteredDriver* SessionCore::first_choice(const Request& request, const Regist
 
 RegisteredDriver* SessionCore::deeper_choice(std::span<Request> batch, std::size_t i,
                                              RegisteredDriver* first, const RegisteredDriver* avoid,
-                                             DriverSession*& session) noexcept {
+                                             DriverSession*& session, std::size_t& depth) noexcept {
+  depth = 0;
   const Dispatcher::Gather g = framework_.dispatcher.gather(algorithm_.id, batch[i].in.size());
   if (g.driver == nullptr || g.driver == first || g.driver == avoid ||
       g.driver->health.quarantined())
@@ -44,17 +45,20 @@ RegisteredDriver* SessionCore::deeper_choice(std::span<Request> batch, std::size
   if (c == nullptr || !c->key_sizes.contains(key_.size())) return first;
   const SizeRange same_order = framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
   const std::size_t most = std::max<std::size_t>(g.driver->traits.max_in_flight, 1);
-  std::size_t depth = 0;
   while (i + depth < batch.size() && depth < most &&
          same_order.contains(batch[i + depth].in.size()) && covers(*c, batch[i + depth]))
     ++depth;
-  if (depth < g.from_depth) return first;  // too shallow: the first choice is faster
   DriverSession* deeper = nullptr;
-  try {
-    deeper = session_for(*g.driver);
-  } catch (...) {
+  if (depth >= g.from_depth) {  // else too shallow: the first choice is faster
+    try {
+      deeper = session_for(*g.driver);
+    } catch (...) {
+    }
   }
-  if (deeper == nullptr) return first;
+  if (deeper == nullptr) {
+    depth = 0;
+    return first;
+  }
   session = deeper;
   return g.driver;
 }
@@ -124,7 +128,8 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
       ++i;
       continue;
     }
-    if (pinned_ == nullptr) driver = deeper_choice(batch, i, driver, avoid, session);
+    std::size_t counted = 0;  // the run deeper_choice measured, when it chose
+    if (pinned_ == nullptr) driver = deeper_choice(batch, i, driver, avoid, session, counted);
     // Extend the run while the next request has the same first choice: a
     // size the dispatcher orders alike (any size when pinned) and lengths
     // the driver takes. Asking the dispatcher again per request would cost
@@ -134,20 +139,21 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
     const SizeRange same_order =
         pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
                            : framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
-    std::size_t end = i + 1;
-    while (end < batch.size() && end - i < depth && same_order.contains(batch[end].in.size()) &&
-           covers(capability, batch[end]))
+    std::size_t end = i + std::max<std::size_t>(counted, 1);
+    while (counted == 0 && end < batch.size() && end - i < depth &&
+           same_order.contains(batch[end].in.size()) && covers(capability, batch[end]))
       ++end;
     const std::span<Request> run = batch.subspan(i, end - i);
     const std::size_t done = send_together(*driver, *session, run, watch);
-    bool any_served = false;
+    std::size_t served_here = 0;
+    std::uint64_t bytes_here = 0;
     for (std::size_t k = 0; k < run.size(); ++k) {
       Request& r = run[k];
       record_server(i + k, nullptr);
       if (k < done && r.status != ErrorCode::driver_failure) {
-        any_served = true;
+        ++served_here;
+        bytes_here += r.in.size();
         if (r.status == ErrorCode::ok) ++ok;
-        count(driver, r.in.size());
         record_server(i + k, driver);
         continue;
       }
@@ -160,7 +166,10 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
       record_server(i + k, run_alone(r, driver));
       if (r.status == ErrorCode::ok) ++ok;
     }
-    if (any_served) driver->health.succeeded();
+    if (served_here != 0) {
+      count(driver, served_here, bytes_here);
+      driver->health.succeeded();
+    }
     i = end;
   }
   return ok;

@@ -96,9 +96,8 @@ void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& o
     return;
   }
   const auto all = framework_.dispatcher.candidates(algorithm_.id, size);
-  const auto now = DriverHealth::Clock::now();
   for (RegisteredDriver* d : all)
-    if (!d->health.quarantined(now)) out.push_back(d);
+    if (!d->health.quarantined()) out.push_back(d);
   // Equivalent hardware instances at the head share the load: the one with
   // the least outstanding work goes first (ties: the one chosen least).
   const std::size_t peers = framework_.dispatcher.peers(algorithm_.id, size);
@@ -119,7 +118,7 @@ void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& o
   }
   // Quarantined drivers stay as a last resort, in order.
   for (RegisteredDriver* d : all)
-    if (d->health.quarantined(now)) out.push_back(d);
+    if (d->health.quarantined()) out.push_back(d);
 }
 
 DriverSession* SessionCore::session_for(RegisteredDriver& driver) {

@@ -109,9 +109,11 @@ class SessionCore {
                             std::span<Request> run, Watch* watch) noexcept;
   RegisteredDriver* run_alone(Request& request, const RegisteredDriver* avoid) noexcept;
   // A driver that gathers, where the batch from `i` on is deep enough for it
-  // to beat `first` (Dispatcher::gather); else `first`.
+  // to beat `first` (Dispatcher::gather), with `depth` the requests from `i`
+  // it takes; else `first`, with `depth` 0.
   RegisteredDriver* deeper_choice(std::span<Request> batch, std::size_t i, RegisteredDriver* first,
-                                  const RegisteredDriver* avoid, DriverSession*& session) noexcept;
+                                  const RegisteredDriver* avoid, DriverSession*& session,
+                                  std::size_t& depth) noexcept;
   // In order of preference, the drivers in quarantine last.
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
   // Runs one request on `driver` and accounts for it: the driver's health,
@@ -137,6 +139,16 @@ class SessionCore {
   static constexpr std::chrono::milliseconds kSharedWindow{50};
   void count(RegisteredDriver* driver, std::size_t bytes) noexcept {
     count(slots_[driver->index], driver, bytes);
+  }
+  // A batch's run: `requests` served, `bytes` in all.
+  void count(RegisteredDriver* driver, std::size_t requests, std::uint64_t bytes) noexcept {
+    Slot& slot = slots_[driver->index];
+    slot.requests += requests;
+    slot.bytes += bytes;
+    last_ = driver;
+    unflushed_ += static_cast<std::uint32_t>(requests);
+    if (unflushed_ >= kFlushEvery) [[unlikely]]
+      flush_usage();
   }
   void count(Slot& slot, RegisteredDriver* driver, std::size_t bytes) noexcept {
     ++slot.requests;

@@ -25,4 +25,9 @@ struct Entry {
 // tag differs, driver_failure when the library refuses a job.
 void run_burst(const Route& route, Operation op, std::span<Entry> entries) noexcept;
 
+// The same for requests of one session, all with `keys`: a caller alone
+// runs its batch so, without first making an entry of each request.
+void run_burst(const Route& route, Operation op, std::span<Request> requests,
+               const KeySchedule& keys) noexcept;
+
 }  // namespace cryptoaccel::mb

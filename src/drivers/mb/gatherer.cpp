@@ -20,13 +20,36 @@ void Gatherer::run(std::span<Entry> entries) {
     bursts_.fetch_add(1, std::memory_order_relaxed);
     requests_.fetch_add(entries.size(), std::memory_order_relaxed);
     run_burst(route_, op_, entries);
-    callers_.fetch_sub(1);
-    if (waiting_.load() != 0) {
-      std::lock_guard lock(mutex_);
-      changed_.notify_all();
-    }
+    leave_fast_path();
     return;
   }
+  run_queued_with_others(entries);
+}
+
+void Gatherer::run(std::span<Request> requests, const KeySchedule& keys,
+                   std::vector<Entry>& scratch) {
+  if (requests.empty()) return;
+  if (callers_.fetch_add(1) == 0) {
+    bursts_.fetch_add(1, std::memory_order_relaxed);
+    requests_.fetch_add(requests.size(), std::memory_order_relaxed);
+    run_burst(route_, op_, requests, keys);
+    leave_fast_path();
+    return;
+  }
+  scratch.resize(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) scratch[i] = {&requests[i], &keys};
+  run_queued_with_others(scratch);
+}
+
+void Gatherer::leave_fast_path() {
+  callers_.fetch_sub(1);
+  if (waiting_.load() != 0) {
+    std::lock_guard lock(mutex_);
+    changed_.notify_all();
+  }
+}
+
+void Gatherer::run_queued_with_others(std::span<Entry> entries) {
   std::unique_lock lock(mutex_);
   waiting_.fetch_add(1);
   Ticket ticket{entries.size()};

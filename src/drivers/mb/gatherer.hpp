@@ -19,6 +19,7 @@
 #include <deque>
 #include <mutex>
 #include <span>
+#include <vector>
 
 #include "bursts.hpp"
 
@@ -45,10 +46,18 @@ class Gatherer {
   // Runs `entries` (their requests' statuses set) with whatever else is
   // queued; returns when every one of them has run.
   void run(std::span<Entry> entries);
+  // The same for one session's batch, all with `keys`: alone, it runs
+  // without making entries; otherwise it queues them from `scratch`.
+  void run(std::span<Request> requests, const KeySchedule& keys, std::vector<Entry>& scratch);
 
   GathererStats stats() const;
 
  private:
+  // Leaves after running alone: wakes whoever queued meanwhile.
+  void leave_fast_path();
+  // Joins the queue (another caller is inside) and returns when every one of
+  // `entries` has run.
+  void run_queued_with_others(std::span<Entry> entries);
   // Takes up to a burst's worth of the queue and runs it, the lock released
   // meanwhile. Returns with the lock held.
   void run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline);

@@ -1,5 +1,6 @@
 #include "mb_session.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "thread_state.hpp"
@@ -23,14 +24,10 @@ class MbSession final : public DriverSession {
       return batch.size();
     }
     std::vector<Entry>& entries = *entries_or_null;
-    entries.resize(batch.size());
-    bool one_operation = true;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      entries[i] = {&batch[i], keys_.get()};
-      one_operation &= batch[i].op == batch.front().op;
-    }
+    const bool one_operation = std::all_of(
+        batch.begin(), batch.end(), [&](const Request& r) { return r.op == batch.front().op; });
     if (one_operation) {
-      gatherer_for(batch.front().op).run(entries);
+      gatherer_for(batch.front().op).run(batch, *keys_, entries);
       return batch.size();
     }
     // A batch that mixes encryptions and decryptions: each its own burst.

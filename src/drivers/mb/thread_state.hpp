@@ -15,15 +15,15 @@ namespace cryptoaccel::mb {
 
 inline constexpr std::size_t kMaxBurst = IMB_MAX_BURST_SIZE;
 
-// One burst in the making: the jobs and, per job, the entry it serves.
+// One burst in the making: the jobs and, per job, the request it serves.
 struct Lanes {
   std::array<IMB_JOB, kMaxBurst> jobs{};
-  std::array<Entry*, kMaxBurst> owners{};
+  std::array<Request*, kMaxBurst> owners{};
   // CTR: the counter block of a request's second part (bursts.cpp, add_ctr).
   std::array<std::array<std::uint8_t, 16>, kMaxBurst> counters{};
   std::size_t count = 0;
 
-  IMB_JOB& add(Entry& owner) {
+  IMB_JOB& add(Request& owner) {
     owners[count] = &owner;
     return jobs[count++];
   }
