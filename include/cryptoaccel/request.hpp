@@ -3,6 +3,8 @@
 // batches (DPDK's shape), so one bad request never fails its neighbours.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -30,6 +32,18 @@ struct Request {
   bool continues = false;
   ErrorCode status = ErrorCode::ok;  // written by the driver
   void* user = nullptr;              // the submitter's own use
+};
+
+// Requests started without waiting for them (Session::start): how many
+// have not run yet, and what to do once all have. The ticket and the
+// requests must stay valid until on_done has run.
+struct AsyncTicket {
+  std::atomic<std::size_t> unfinished{0};
+  // Called once, when the last of the requests has run, on the thread that
+  // ran it (the one that filled or flushed a burst: perhaps the starter's
+  // own, inside start() or flush()). Must not throw; may be null.
+  void (*on_done)(AsyncTicket& ticket) = nullptr;
+  void* user = nullptr;  // the starter's own use
 };
 
 }  // namespace cryptoaccel

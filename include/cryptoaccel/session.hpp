@@ -92,6 +92,21 @@ class Session {
   // stream (update()) is not disturbed: its next update re-loads its chain.
   std::size_t process(std::span<Request> batch) noexcept;
 
+  // The same without waiting, for a caller that must not block (an OpenSSL
+  // ASYNC job): where a driver that gathers (mb) serves every request of
+  // the batch, they are queued there to meet others' in a burst, and start()
+  // returns true; each request's status is set when it runs, `ticket`
+  // counts them down and its on_done runs after the last, on the thread
+  // that ran it (this one, inside start() or flush(), or another caller's).
+  // The requests, their buffers and the ticket must stay untouched until
+  // then. Returns false, having queued nothing, where no such driver serves
+  // them (the caller then runs process()) or a request fails its checks.
+  bool start(std::span<Request> batch, AsyncTicket& ticket) noexcept;
+  // Runs, on this thread, whatever the driver of this session's started
+  // requests holds queued: a starter that has nothing else to do calls it
+  // rather than wait for company that may not come.
+  void flush() noexcept;
+
  protected:
   Session(std::string_view algorithm, AlgorithmKind expected, Bytes key,
           const SessionOptions& options);

@@ -65,4 +65,18 @@ std::size_t Session::process(std::span<Request> batch) noexcept {
   return ok;
 }
 
+bool Session::start(std::span<Request> batch, AsyncTicket& ticket) noexcept {
+  for (Request& r : batch) {
+    r.continues = false;
+    r.status = detail::check_request(*algorithm_, r);
+    if (r.status != ErrorCode::ok) return false;
+    if (r.op != Operation::digest) r.out = r.out.first(r.in.size());
+  }
+  return !batch.empty() && core_->start_batch(batch, ticket);
+}
+
+void Session::flush() noexcept {
+  core_->flush_started();
+}
+
 }  // namespace cryptoaccel

@@ -63,6 +63,41 @@ RegisteredDriver* SessionCore::deeper_choice(std::span<Request> batch, std::size
   return g.driver;
 }
 
+bool SessionCore::start_batch(std::span<Request> batch, AsyncTicket& ticket) noexcept {
+  const std::size_t a = index_of(algorithm_.id);
+  try {
+    candidates(batch.front().in.size(), candidates_);
+  } catch (...) {
+    return false;
+  }
+  for (RegisteredDriver* d : candidates_) {
+    if (!d->traits.gathers) continue;
+    const Capability* c = d->enabled[a];
+    if (c == nullptr || !c->key_sizes.contains(key_.size()) ||
+        !std::all_of(batch.begin(), batch.end(), [&](const Request& r) { return covers(*c, r); }))
+      continue;
+    DriverSession* s = nullptr;
+    try {
+      s = session_for(*d);
+    } catch (...) {
+    }
+    if (s == nullptr) continue;
+    for (Request& r : batch) r.status = ErrorCode::ok;
+    last_session_ = nullptr;  // started requests never continue a stream
+    if (!s->start(batch, ticket)) continue;
+    std::uint64_t bytes = 0;
+    for (const Request& r : batch) bytes += r.in.size();
+    count(d, batch.size(), bytes);
+    started_on_ = s;
+    return true;
+  }
+  return false;
+}
+
+void SessionCore::flush_started() noexcept {
+  if (started_on_ != nullptr) started_on_->flush();
+}
+
 RegisteredDriver* SessionCore::run_alone(Request& request, const RegisteredDriver* avoid) noexcept {
   last_ = nullptr;
   try {

@@ -79,6 +79,11 @@ class SessionCore {
     std::atomic<RegisteredDriver*> driver{nullptr};
     std::atomic<std::int64_t> since{0};  // steady_clock ticks; 0: idle
   };
+  // Session::start and Session::flush: the first candidate that gathers
+  // and takes every request of `batch` queues it.
+  bool start_batch(std::span<Request> batch, AsyncTicket& ticket) noexcept;
+  void flush_started() noexcept;
+
   // Returns how many requests completed ok.
   std::size_t run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
                         RegisteredDriver** served) noexcept;
@@ -173,6 +178,7 @@ class SessionCore {
   RegisteredDriver* last_ = nullptr;
   DriverSession* last_session_ = nullptr;  // served the previous request
   std::uint32_t unflushed_ = 0;
+  DriverSession* started_on_ = nullptr;  // where start_batch last queued requests
   // The route of the previous request. The dispatcher's first choice is the
   // same for every size in [low, low + width] (the whole range without a
   // profile; never above what the driver takes), so a request there with

@@ -102,6 +102,11 @@ class BlockCipherCtx {
   int wrong_final_block() const;
   int bad_param(const OSSL_PARAM* p) const;
 
+  // Inside an OpenSSL ASYNC job with `gather = yes`: a CBC request waits,
+  // the job paused, for a burst (async_burst.hpp). False where it was not
+  // queued; the caller then runs it on the stream.
+  bool run_in_burst(const std::uint8_t* in, std::uint8_t* out, std::size_t n);
+
   ProviderContext* pc_;
   const Algorithm& alg_;
   std::optional<CipherSession> session_;

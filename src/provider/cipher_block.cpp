@@ -14,7 +14,9 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <string>
 
+#include "async_burst.hpp"
 #include "block_cipher_ctx.hpp"
 #include "cipher_common.hpp"
 #include "cipher_families.hpp"
@@ -310,9 +312,39 @@ void BlockCipherCtx::restart(std::size_t skip) {
   }
 }
 
+// Below this a request runs at once even inside an ASYNC job: its wait
+// for a burst (a pause, a resume, an eventfd written and read) costs more
+// than 16 lanes give back. Measured with openssl speed -async_jobs 16
+// (docs/performance.md): slower than the default provider at 256 bytes,
+// faster from 1 KiB.
+constexpr std::size_t kMinGatheredRequest = 1024;
+
+bool BlockCipherCtx::run_in_burst(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  const std::size_t bs = alg_.block_size;
+  std::array<std::uint8_t, kMaxBlock> next;
+  if (!encrypt_) std::copy(in + n - bs, in + n, next.begin());  // in and out may be one buffer
+  Request r{.op = encrypt_ ? Operation::encrypt : Operation::decrypt,
+            .iv = {chain_.data(), bs},
+            .in = {in, n},
+            .out = {out, n}};
+  if (!provider::run_in_burst(*session_, r)) return false;
+  if (r.status != ErrorCode::ok)
+    throw_error(r.status, std::string(alg_.name) + ": " + std::string(to_string(r.status)));
+  if (encrypt_)
+    std::copy(out + n - bs, out + n, chain_.begin());
+  else
+    std::copy(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(bs), chain_.begin());
+  // The session's stream goes on from the new chain.
+  session_->begin(encrypt_ ? Direction::encrypt : Direction::decrypt, {chain_.data(), bs});
+  return true;
+}
+
 // One streamed request, keeping the CBC chain for dupctx and "updated-iv".
 void BlockCipherCtx::run(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   const std::size_t bs = alg_.block_size;
+  if (alg_.mode == CipherMode::cbc && n >= kMinGatheredRequest && pc_->config().gather &&
+      run_in_burst(in, out, n))
+    return;
   if (alg_.mode == CipherMode::cbc && !encrypt_) {
     std::array<std::uint8_t, kMaxBlock> next;
     std::copy(in + n - bs, in + n, next.begin());

@@ -23,7 +23,7 @@ namespace {
 // unknown key lists them in this order.
 constexpr std::string_view kKnownKeys[] = {"module", "activate", "policy",        "driver",
                                            "stats",  "profile",  "offload_share", "seed_source",
-                                           "direct", "identity", "soft_load"};
+                                           "direct", "gather",   "identity",      "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }

@@ -73,6 +73,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   char* share = nullptr;
   char* seed_source = nullptr;
   char* direct = nullptr;
+  char* gather = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
                          OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
@@ -80,6 +81,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
                          OSSL_PARAM_construct_utf8_ptr("offload_share", &share, 0),
                          OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
                          OSSL_PARAM_construct_utf8_ptr("direct", &direct, 0),
+                         OSSL_PARAM_construct_utf8_ptr("gather", &gather, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && !trim_setting(policy).empty())
@@ -95,6 +97,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
     config.seed_source = parse_seed_source(seed_source, "seed_source");
   if (direct != nullptr && !trim_setting(direct).empty())
     config.direct = parse_switch(direct, "direct");
+  if (gather != nullptr) config.gather = parse_switch(gather, "gather");
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it. A
   // bad value fails the load, as a bad key does.
@@ -150,6 +153,17 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
   forwarding_ = direct_path(drivers);
 }
 
+// Does a driver that gathers serve `a` where the provider waits for bursts
+// (`gather = yes`: CBC ciphers)?
+bool gathered(const Algorithm& a, const std::vector<DriverInfo>& drivers) {
+  if (a.mode != CipherMode::cbc) return false;
+  for (const DriverInfo& d : drivers)
+    if (d.traits.gathers)
+      for (const Capability& c : d.capabilities)
+        if (c.algorithm == a.id) return true;
+  return false;
+}
+
 // The algorithms whose every request soft alone would serve go to
 // OpenSSL's own implementation directly (forwarded.hpp), the AEADs behind
 // the checks the provider keeps where OpenSSL 3.0's default lacks them.
@@ -163,7 +177,8 @@ std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<Drive
   if (config_.direct && soft != drivers.size()) {
     for (const Algorithm& a : algorithms()) {
       if (!offers(a.id)) continue;
-      const bool sole_soft = sole_driver(a, session_options_) == kSoft;
+      const bool sole_soft =
+          sole_driver(a, session_options_) == kSoft && !(config_.gather && gathered(a, drivers));
       if (a.kind == AlgorithmKind::mac) {
         any_hmac = true;
         every_hmac_soft = every_hmac_soft && sole_soft;

@@ -22,7 +22,8 @@
 namespace cryptoaccel::provider {
 
 // Settings from the provider's section of openssl.cnf (keys `policy`,
-// `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`); see
+// `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`,
+// `gather`); see
 // docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
@@ -38,6 +39,11 @@ struct ProviderConfig {
   // `direct = yes`: what soft alone would serve goes to OpenSSL's own
   // implementation without the framework (docs/provider.md, "Speed").
   bool direct = true;
+  // `gather = yes`: inside an OpenSSL ASYNC job, a CBC request that a
+  // driver that gathers (mb) serves waits, with the job paused, for a burst
+  // with other jobs' requests (async_burst.hpp); those algorithms then take
+  // the framework's path, not the direct one.
+  bool gather = false;
 };
 
 class ProviderContext {

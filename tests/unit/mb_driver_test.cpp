@@ -339,5 +339,87 @@ TEST(MbGather, AWaitingCallerIsNeverHeldPastTheDeadline) {
   EXPECT_LT(slowest_us.load(), 100000 + 50000);
 }
 
+// Session::start, for callers that must not block: requests queue at mb
+// and run when a burst fills, when the starter flushes, or in another
+// caller's burst; on_done runs once, after the last.
+struct StartedBatch {
+  std::vector<Case> cases, expected;
+  std::vector<Request> requests;
+  AsyncTicket ticket;
+  std::atomic<int> done_calls{0};
+  StartedBatch(const Algorithm& a, Bytes key, std::size_t n, std::mt19937& rng) {
+    for (std::size_t i = 0; i < n; ++i) cases.push_back(random_case(a, rng, Operation::encrypt));
+    expected = cases;
+    AnySession soft(a, key, "soft");
+    run(soft.get(), expected);
+    for (Case& c : cases) requests.push_back(c.request());
+    ticket.user = this;
+    ticket.on_done = [](AsyncTicket& t) { ++static_cast<StartedBatch*>(t.user)->done_calls; };
+  }
+  bool right() const {
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (requests[i].status != ErrorCode::ok || cases[i].out != expected[i].out) return false;
+    return true;
+  }
+};
+
+TEST(MbStart, QueuedUntilFlushedOrAFullBurstThenDoneOnce) {
+  if (!mb_present()) GTEST_SKIP() << "no mb driver in this build or on this CPU";
+  const Algorithm& a = algorithm_or_throw("aes-128-cbc");
+  std::mt19937 rng(5);
+  const ByteVector key = test::random_bytes(16);
+  CipherSession mb("aes-128-cbc", key, {.driver = "mb"});
+  StartedBatch few(a, key, 5, rng);
+  ASSERT_TRUE(mb.start(few.requests, few.ticket));
+  EXPECT_EQ(few.done_calls.load(), 0) << "five requests do not fill a burst";
+  EXPECT_EQ(few.ticket.unfinished.load(), 5u);
+  mb.flush();
+  EXPECT_EQ(few.done_calls.load(), 1);
+  EXPECT_EQ(few.ticket.unfinished.load(), 0u);
+  EXPECT_TRUE(few.right());
+
+  StartedBatch full(a, key, 16, rng);  // a lane width: runs inside start()
+  ASSERT_TRUE(mb.start(full.requests, full.ticket));
+  EXPECT_EQ(full.done_calls.load(), 1);
+  EXPECT_TRUE(full.right());
+  mb.flush();  // nothing queued: nothing happens
+  EXPECT_EQ(full.done_calls.load(), 1);
+}
+
+TEST(MbStart, AnotherCallersBurstRunsStartedRequests) {
+  if (!mb_present()) GTEST_SKIP() << "no mb driver in this build or on this CPU";
+  const Algorithm& a = algorithm_or_throw("aes-128-cbc");
+  std::mt19937 rng(6);
+  const ByteVector key = test::random_bytes(16), other_key = test::random_bytes(16);
+  CipherSession starter("aes-128-cbc", key, {.driver = "mb"});
+  StartedBatch started(a, key, 3, rng);
+  ASSERT_TRUE(starter.start(started.requests, started.ticket));
+  // Another session (another key) on another thread, synchronously: it finds
+  // the started requests queued and no one to wait for, and runs them too.
+  std::thread([&] {
+    CipherSession other("aes-128-cbc", other_key, {.driver = "mb"});
+    CipherSession soft("aes-128-cbc", other_key, {.driver = "soft"});
+    const ByteVector iv = test::random_bytes(16), in = test::random_bytes(64);
+    EXPECT_EQ(other.encrypt(iv, in), soft.encrypt(iv, in));
+  }).join();
+  EXPECT_EQ(started.done_calls.load(), 1);
+  EXPECT_TRUE(started.right());
+}
+
+TEST(MbStart, NotQueuedWhereNoDriverGathers) {
+  const ByteVector key = test::random_bytes(16), iv = test::random_bytes(16);
+  ByteVector data = test::random_bytes(64);
+  CipherSession soft("aes-128-cbc", key, {.driver = "soft"});
+  Request r{.op = Operation::encrypt, .iv = iv, .in = data, .out = data};
+  AsyncTicket ticket;
+  EXPECT_FALSE(soft.start({&r, 1}, ticket));
+  // A request that fails its checks is not queued either.
+  if (!mb_present()) return;
+  CipherSession mb("aes-128-cbc", key, {.driver = "mb"});
+  Request bad{.op = Operation::encrypt, .iv = iv, .in = Bytes(data).first(10), .out = data};
+  EXPECT_FALSE(mb.start({&bad, 1}, ticket));
+  EXPECT_EQ(bad.status, ErrorCode::invalid_length);
+}
+
 }  // namespace
 }  // namespace cryptoaccel

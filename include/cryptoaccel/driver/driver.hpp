@@ -90,6 +90,17 @@ class DriverSession {
     if (process({&request, 1}) != 1) request.status = ErrorCode::driver_failure;
   }
 
+  // For a driver that gathers: queues `batch` to run with others' requests
+  // and returns true; each request's status is set when it runs, and
+  // `ticket` counts them down (AsyncTicket). False: the driver does not
+  // queue, and the caller runs process() instead.
+  virtual bool start(std::span<Request> /*batch*/, AsyncTicket& /*ticket*/) noexcept {
+    return false;
+  }
+  // Runs on this thread whatever the driver holds queued for this
+  // session's algorithm, started requests and others'.
+  virtual void flush() noexcept {}
+
   // A new digest/MAC stream for update/final use, or null when the driver
   // does not stream this algorithm. Throws Error on driver failure.
   virtual std::unique_ptr<DigestStream> open_stream() { return nullptr; }

@@ -17,7 +17,8 @@ struct Ticket;  // gatherer.hpp: whose requests these are
 struct Entry {
   Request* request;
   const KeySchedule* keys;
-  Ticket* ticket = nullptr;
+  Ticket* ticket = nullptr;        // a waiting caller's (Gatherer::run)
+  AsyncTicket* started = nullptr;  // or a starter's, who does not wait (Gatherer::start)
 };
 
 // Runs every entry's request. Statuses arrive ok (the framework resets

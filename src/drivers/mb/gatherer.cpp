@@ -13,9 +13,13 @@ constexpr std::size_t kMaxTaken = 64;
 
 }  // namespace
 
+bool Gatherer::enter_alone() noexcept {
+  return callers_.fetch_add(1) == 0 && started_.load() == 0;
+}
+
 void Gatherer::run(std::span<Entry> entries) {
   if (entries.empty()) return;
-  if (callers_.fetch_add(1) == 0) {
+  if (enter_alone()) {
     // Alone: no one could join these requests, and nothing is queued.
     bursts_.fetch_add(1, std::memory_order_relaxed);
     requests_.fetch_add(entries.size(), std::memory_order_relaxed);
@@ -29,7 +33,7 @@ void Gatherer::run(std::span<Entry> entries) {
 void Gatherer::run(std::span<Request> requests, const KeySchedule& keys,
                    std::vector<Entry>& scratch) {
   if (requests.empty()) return;
-  if (callers_.fetch_add(1) == 0) {
+  if (enter_alone()) {
     bursts_.fetch_add(1, std::memory_order_relaxed);
     requests_.fetch_add(requests.size(), std::memory_order_relaxed);
     run_burst(route_, op_, requests, keys);
@@ -56,7 +60,7 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
   const auto now = Clock::now();
   for (Entry& e : entries) {
     e.ticket = &ticket;
-    queue_.push_back(&e);
+    queue_.push_back(e);
     arrivals_.push_back(now);
   }
   bool waited = false;
@@ -89,27 +93,51 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
   callers_.fetch_sub(1);
 }
 
+void Gatherer::start(std::span<Entry> entries) {
+  if (entries.empty()) return;
+  std::unique_lock lock(mutex_);
+  const auto now = Clock::now();
+  for (Entry& e : entries) {
+    queue_.push_back(e);
+    arrivals_.push_back(now);
+  }
+  started_.fetch_add(entries.size());
+  if (queue_.size() >= width_) run_queued(lock, false);
+}
+
+void Gatherer::flush() {
+  std::unique_lock lock(mutex_);
+  while (!queue_.empty()) run_queued(lock, false);
+}
+
 void Gatherer::run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline) {
   ThreadState& state = this_thread_state();
   std::vector<Entry>& taken = state.taken;
-  std::vector<Entry*>& origins = state.origins;
   taken.clear();
-  origins.clear();
+  std::size_t started = 0;
   while (!queue_.empty() && taken.size() < kMaxTaken) {
-    origins.push_back(queue_.front());
-    taken.push_back(*queue_.front());
+    taken.push_back(queue_.front());
+    if (taken.back().started != nullptr) ++started;
     queue_.pop_front();
     arrivals_.pop_front();
   }
+  if (started != 0) started_.fetch_sub(started);
   ++queue_runners_;
   bursts_.fetch_add(1, std::memory_order_relaxed);
   requests_.fetch_add(taken.size(), std::memory_order_relaxed);
   if (by_deadline) deadlines_.fetch_add(1, std::memory_order_relaxed);
   lock.unlock();
   run_burst(route_, op_, taken);
+  // Started entries' tickets first, without the lock: on_done may take
+  // locks of its own (the provider wakes an OpenSSL job). `taken` stays
+  // this thread's until the next burst it runs.
+  for (Entry& e : taken)
+    if (e.started != nullptr && e.started->unfinished.fetch_sub(1) == 1 && e.started->on_done)
+      e.started->on_done(*e.started);
   lock.lock();
   --queue_runners_;
-  for (Entry* e : origins) --e->ticket->unfinished;
+  for (Entry& e : taken)
+    if (e.ticket != nullptr) --e.ticket->unfinished;
   changed_.notify_all();
 }
 

@@ -50,6 +50,12 @@ class Gatherer {
   // without making entries; otherwise it queues them from `scratch`.
   void run(std::span<Request> requests, const KeySchedule& keys, std::vector<Entry>& scratch);
 
+  // Queues `entries` (each with `started` set) and returns at once, unless
+  // the queue then holds a lane width: this thread runs that burst first.
+  void start(std::span<Entry> entries);
+  // Runs everything queued now, on this thread.
+  void flush();
+
   GathererStats stats() const;
 
  private:
@@ -59,8 +65,11 @@ class Gatherer {
   // `entries` has run.
   void run_queued_with_others(std::span<Entry> entries);
   // Takes up to a burst's worth of the queue and runs it, the lock released
-  // meanwhile. Returns with the lock held.
+  // meanwhile; then counts its entries' tickets down. Returns with the lock
+  // held.
   void run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline);
+  // The fast path is open only to a caller alone with an empty queue.
+  bool enter_alone() noexcept;
 
   const Route route_;
   const Operation op_;
@@ -68,16 +77,17 @@ class Gatherer {
   const std::chrono::microseconds deadline_;
 
   // A caller alone runs its requests without the lock (the fast path).
-  // Queued entries belong to callers still inside, so with callers_ at 0
-  // the queue is empty. Both counters are sequentially consistent: a caller
-  // that finds another inside and decides to wait, and that other deciding
+  // Queued entries belong to callers still inside or were started (and
+  // counted in started_), so with both at 0 the queue is empty. Both counters are sequentially
+  // consistent: a caller that finds another inside and decides to wait, and that other deciding
   // whom to wake as it leaves, cannot miss each other.
-  std::atomic<unsigned> callers_{0};  // threads inside run()
-  std::atomic<unsigned> waiting_{0};  // of those, on the slow path (queued)
+  std::atomic<unsigned> callers_{0};     // threads inside run()
+  std::atomic<unsigned> waiting_{0};     // of those, on the slow path (queued)
+  std::atomic<std::size_t> started_{0};  // started entries queued, not yet taken
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Entry*> queue_;                // guarded by mutex_
+  std::deque<Entry> queue_;                 // guarded by mutex_
   std::deque<Clock::time_point> arrivals_;  // one per queued entry, guarded by mutex_
   unsigned queue_runners_ = 0;              // slow-path callers running a burst, guarded by mutex_
   std::atomic<std::uint64_t> bursts_{0}, requests_{0}, deadlines_{0}, waits_{0};

@@ -40,6 +40,34 @@ class MbSession final : public DriverSession {
     return batch.size();
   }
 
+  bool start(std::span<Request> batch, AsyncTicket& ticket) noexcept override {
+    std::vector<Entry> entries;
+    try {
+      this_thread_state();  // made here, so that a burst never has to
+      entries.reserve(batch.size());
+    } catch (...) {
+      return false;
+    }
+    ticket.unfinished.store(batch.size());
+    for (const Operation op : {Operation::encrypt, Operation::decrypt, Operation::digest}) {
+      entries.clear();
+      for (Request& r : batch)
+        if (r.op == op) entries.push_back({&r, keys_.get(), nullptr, &ticket});
+      if (!entries.empty()) gatherer_for(op).start(entries);
+    }
+    return true;
+  }
+
+  void flush() noexcept override {
+    try {
+      this_thread_state();
+    } catch (...) {
+      return;  // no manager on this thread: whoever runs the next burst runs them
+    }
+    gatherers_.encrypt->flush();
+    gatherers_.decrypt->flush();
+  }
+
   void process_one(Request& request) noexcept override {
     try {
       this_thread_state();  // made here, so that a burst never has to

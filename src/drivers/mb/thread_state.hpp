@@ -35,7 +35,6 @@ struct ThreadState {
   Lanes lanes;
   std::vector<Entry> entries;                           // a session's batch as entries
   std::vector<Entry> taken;                             // what a flush took from the queue
-  std::vector<Entry*> origins;                          // ... and where each came from
   std::vector<std::array<std::uint8_t, 16>> open_tags;  // GCM opens: the computed tags
   ThreadState();
   ~ThreadState();
