@@ -127,10 +127,10 @@ TEST_F(AsyncGather, JobsOnOneThreadMeetInBurstsAndGetDefaultsBytes) {
     w.cipher = cipher_;
     w.key = random_bytes(16);
     w.iv = random_bytes(16);
-    w.plain = random_bytes(1024 * (1 + j % 5) + static_cast<std::size_t>(j) * 3);
-    // Chained updates: whole blocks of 1 KiB and more (gathered) and a
-    // partial one (buffered), so that the chain runs through bursts.
-    w.cuts = {1024, 2048 + 5, 16 + static_cast<std::size_t>(j), 4096};
+    w.plain = random_bytes(2048 * (1 + j % 5) + static_cast<std::size_t>(j) * 3);
+    // Chained updates: 2 KiB and more (gathered), less (run at once) and a
+    // partial block (buffered), so that the chain runs through both.
+    w.cuts = {2048, 1024 + 5, 16 + static_cast<std::size_t>(j), 4096};
   }
   std::vector<ASYNC_JOB*> jobs(kJobs, nullptr);
   std::vector<ASYNC_WAIT_CTX*> waits(kJobs, nullptr);
