@@ -406,6 +406,46 @@ TEST(MbStart, AnotherCallersBurstRunsStartedRequests) {
   EXPECT_TRUE(started.right());
 }
 
+// Starters and waiting callers on several threads at once, each with its
+// own key: every started request is run once, right, and its ticket's
+// on_done called once; the starters flush what is left.
+TEST(MbStart, StartersAndWaitersOnManyThreadsLoseNothing) {
+  if (!mb_present()) GTEST_SKIP() << "no mb driver in this build or on this CPU";
+  const Algorithm& a = algorithm_or_throw("aes-128-cbc");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(t) + 40);
+      const ByteVector key = test::random_bytes(16);
+      CipherSession mb("aes-128-cbc", key, {.driver = "mb"});
+      for (int round = 0; round < 60; ++round) {
+        if (t % 2 == 0) {
+          StartedBatch b(a, key, pick(rng, 1, 20), rng);
+          if (!mb.start(b.requests, b.ticket)) {
+            ++wrong;
+            continue;
+          }
+          while (b.ticket.unfinished.load() != 0) mb.flush();
+          if (b.done_calls.load() != 1 || !b.right()) ++wrong;
+        } else {
+          std::vector<Case> cases;
+          for (std::size_t i = 0; i < pick(rng, 1, 3); ++i)
+            cases.push_back(random_case(a, rng, Operation::encrypt));
+          std::vector<Case> expected = cases;
+          AnySession soft(a, key, "soft");
+          run(soft.get(), expected);
+          const auto done = run(mb, cases);
+          for (std::size_t i = 0; i < cases.size(); ++i)
+            if (done[i].status != ErrorCode::ok || cases[i].out != expected[i].out) ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 TEST(MbStart, NotQueuedWhereNoDriverGathers) {
   const ByteVector key = test::random_bytes(16), iv = test::random_bytes(16);
   ByteVector data = test::random_bytes(64);

@@ -131,7 +131,8 @@ class Driver {
                                                       std::span<const std::uint8_t> key) = 0;
 
   // A driver that runs requests together counts them here, per algorithm,
-  // since it was made (`cryptoaccel speed` shows the depth reached). Others
+  // since it was made (`cryptoaccel speed` shows the depth reached); what a
+  // session ran alone may be counted when it closes, as usage is. Others
   // count nothing.
   virtual BurstCount bursts(AlgorithmId /*algorithm*/) const noexcept { return {}; }
 };

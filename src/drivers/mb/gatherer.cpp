@@ -31,15 +31,21 @@ void Gatherer::run(std::span<Entry> entries) {
 }
 
 void Gatherer::run(std::span<Request> requests, const KeySchedule& keys,
-                   std::vector<Entry>& scratch) {
+                   std::vector<Entry>& scratch, BurstCount& counted) {
   if (requests.empty()) return;
+  ++counted.bursts;
+  counted.requests += requests.size();
+  if (requests.size() >= width_) {
+    run_burst(route_, op_, requests, keys);
+    return;
+  }
   if (enter_alone()) {
-    bursts_.fetch_add(1, std::memory_order_relaxed);
-    requests_.fetch_add(requests.size(), std::memory_order_relaxed);
     run_burst(route_, op_, requests, keys);
     leave_fast_path();
     return;
   }
+  --counted.bursts;  // counted by whoever runs the queue
+  counted.requests -= requests.size();
   scratch.resize(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) scratch[i] = {&requests[i], &keys};
   run_queued_with_others(scratch);
@@ -139,6 +145,12 @@ void Gatherer::run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline) 
   for (Entry& e : taken)
     if (e.ticket != nullptr) --e.ticket->unfinished;
   changed_.notify_all();
+}
+
+void Gatherer::publish(const BurstCount& counted) noexcept {
+  if (counted.bursts == 0) return;
+  bursts_.fetch_add(counted.bursts, std::memory_order_relaxed);
+  requests_.fetch_add(counted.requests, std::memory_order_relaxed);
 }
 
 GathererStats Gatherer::stats() const {

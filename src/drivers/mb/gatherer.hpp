@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bursts.hpp"
+#include "cryptoaccel/driver/driver.hpp"
 
 namespace cryptoaccel::mb {
 
@@ -46,9 +47,16 @@ class Gatherer {
   // Runs `entries` (their requests' statuses set) with whatever else is
   // queued; returns when every one of them has run.
   void run(std::span<Entry> entries);
-  // The same for one session's batch, all with `keys`: alone, it runs
-  // without making entries; otherwise it queues them from `scratch`.
-  void run(std::span<Request> requests, const KeySchedule& keys, std::vector<Entry>& scratch);
+  // The same for one session's batch, all with `keys`. A batch a lane width
+  // deep needs no company and offers none: it runs at once, outside the
+  // gatherer's counts. Alone, it runs without making entries; otherwise it
+  // queues them from `scratch`. The bursts run on the fast paths are added
+  // to `counted` (the session's, published when it ends: no atomic add per
+  // burst), the others to the gatherer's own counts.
+  void run(std::span<Request> requests, const KeySchedule& keys, std::vector<Entry>& scratch,
+           BurstCount& counted);
+  // Adds a session's counts (run) to the gatherer's.
+  void publish(const BurstCount& counted) noexcept;
 
   // Queues `entries` (each with `started` set) and returns at once, unless
   // the queue then holds a lane width: this thread runs that burst first.

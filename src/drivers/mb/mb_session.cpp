@@ -14,6 +14,9 @@ class MbSession final : public DriverSession {
       : route_(route), gatherers_(gatherers), keys_(std::make_unique<KeySchedule>()) {
     expand_key(route, key, *keys_, thread_manager());
   }
+  ~MbSession() override { gatherers_.encrypt->publish(counted_); }
+  MbSession(const MbSession&) = delete;
+  MbSession& operator=(const MbSession&) = delete;
 
   std::size_t process(std::span<Request> batch) noexcept override {
     std::vector<Entry>* entries_or_null = nullptr;
@@ -27,7 +30,7 @@ class MbSession final : public DriverSession {
     const bool one_operation = std::all_of(
         batch.begin(), batch.end(), [&](const Request& r) { return r.op == batch.front().op; });
     if (one_operation) {
-      gatherer_for(batch.front().op).run(batch, *keys_, entries);
+      gatherer_for(batch.front().op).run(batch, *keys_, entries, counted_);
       return batch.size();
     }
     // A batch that mixes encryptions and decryptions: each its own burst.
@@ -87,6 +90,7 @@ class MbSession final : public DriverSession {
   const Route route_;
   RouteGatherers& gatherers_;
   std::unique_ptr<KeySchedule> keys_;
+  BurstCount counted_;  // this session's bursts on the fast paths, published as it ends
 };
 
 }  // namespace
