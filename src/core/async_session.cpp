@@ -215,6 +215,10 @@ struct AsyncSession::Impl {
         if (r.op != Operation::digest) work[k].out = r.out.first(r.in.size());
       }
     }
+    for (Request& r : work) {  // as run_batch takes them
+      r.continues = false;
+      r.status = ErrorCode::ok;
+    }
     w.core->run_batch(work, chunk.avoid, &w.watch, served.data());
     for (std::size_t k = 0; k < jobs.size(); ++k) {
       if (bounce && options.verify_every > 0 && work[k].status != ErrorCode::driver_failure &&

@@ -114,10 +114,6 @@ RegisteredDriver* SessionCore::run_alone(Request& request, const RegisteredDrive
 
 std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& session,
                                        std::span<Request> run, Watch* watch) noexcept {
-  for (Request& r : run) {
-    r.continues = false;
-    r.status = ErrorCode::ok;
-  }
   last_session_ = nullptr;  // batches never continue a stream
   // The load the dispatcher spreads over equivalent hardware; software's
   // is never weighed, and three atomic adds would cost a multi-buffer

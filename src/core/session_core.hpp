@@ -84,7 +84,9 @@ class SessionCore {
   bool start_batch(std::span<Request> batch, AsyncTicket& ticket) noexcept;
   void flush_started() noexcept;
 
-  // Returns how many requests completed ok.
+  // Every request arrives with `continues` false and status ok (the batch
+  // API's checks set them; drivers write only failures). Returns how many
+  // requests completed ok.
   std::size_t run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
                         RegisteredDriver** served) noexcept;
 

@@ -132,7 +132,7 @@ double percentile(std::vector<float>& samples, double share) {
 // Every this many batches, one is timed: a request's latency is its
 // batch's, from submission to the last completion. Timing every batch would
 // cost a 256-byte burst a few per cent.
-constexpr std::uint64_t kTimeEvery = 8;
+constexpr std::uint64_t kTimeEvery = 32;
 constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 20;
 
 std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate, std::vector<float>& latencies) {
