@@ -35,8 +35,9 @@ struct Request {
 };
 
 // Requests started without waiting for them (Session::start): how many
-// have not run yet, and what to do once all have. The ticket and the
-// requests must stay valid until on_done has run.
+// have not run yet, and what to do once all have. `unfinished` reaches 0
+// just before on_done runs: with on_done set, the ticket and the requests
+// must stay valid until on_done has run; without, until unfinished is 0.
 struct AsyncTicket {
   std::atomic<std::size_t> unfinished{0};
   // Called once, when the last of the requests has run, on the thread that

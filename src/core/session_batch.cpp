@@ -82,7 +82,6 @@ bool SessionCore::start_batch(std::span<Request> batch, AsyncTicket& ticket) noe
     } catch (...) {
     }
     if (s == nullptr) continue;
-    for (Request& r : batch) r.status = ErrorCode::ok;
     last_session_ = nullptr;  // started requests never continue a stream
     if (!s->start(batch, ticket)) continue;
     std::uint64_t bytes = 0;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
-#include <vector>
 
 #include "cryptoaccel/driver/secret_bytes.hpp"
 #include "thread_state.hpp"

@@ -33,19 +33,14 @@ void Gatherer::run(std::span<Entry> entries) {
 void Gatherer::run(std::span<Request> requests, const KeySchedule& keys,
                    std::vector<Entry>& scratch, BurstCount& counted) {
   if (requests.empty()) return;
-  ++counted.bursts;
-  counted.requests += requests.size();
-  if (requests.size() >= width_) {
+  if (requests.size() >= width_ || enter_alone()) {
+    const bool entered = requests.size() < width_;
+    ++counted.bursts;
+    counted.requests += requests.size();
     run_burst(route_, op_, requests, keys);
+    if (entered) leave_fast_path();
     return;
   }
-  if (enter_alone()) {
-    run_burst(route_, op_, requests, keys);
-    leave_fast_path();
-    return;
-  }
-  --counted.bursts;  // counted by whoever runs the queue
-  counted.requests -= requests.size();
   scratch.resize(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) scratch[i] = {&requests[i], &keys};
   run_queued_with_others(scratch);
@@ -63,13 +58,8 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
   std::unique_lock lock(mutex_);
   waiting_.fetch_add(1);
   Ticket ticket{entries.size()};
-  const auto now = Clock::now();
-  for (Entry& e : entries) {
-    e.ticket = &ticket;
-    queue_.push_back(e);
-    arrivals_.push_back(now);
-  }
-  bool waited = false;
+  for (Entry& e : entries) e.ticket = &ticket;
+  enqueue(entries);
   while (ticket.unfinished != 0) {
     if (queue_.empty()) {
       // Ours are in another caller's burst.
@@ -80,18 +70,10 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
     // Company can come only from a caller running a burst now: one on the
     // fast path (inside, not queued) or one running the queue.
     const bool no_company_coming = callers_.load() == waiting_.load() && queue_runners_ == 0;
-    const auto due = arrivals_.front() + deadline_;
-    if (full || no_company_coming) {
-      run_queued(lock, false);
+    const auto due = queue_.front().arrival + deadline_;
+    if (full || no_company_coming || Clock::now() >= due) {
+      run_queued(lock);
       continue;
-    }
-    if (Clock::now() >= due) {
-      run_queued(lock, true);
-      continue;
-    }
-    if (!waited) {
-      waited = true;
-      waits_.fetch_add(1, std::memory_order_relaxed);
     }
     changed_.wait_until(lock, due);
   }
@@ -102,44 +84,49 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
 void Gatherer::start(std::span<Entry> entries) {
   if (entries.empty()) return;
   std::unique_lock lock(mutex_);
-  const auto now = Clock::now();
-  for (Entry& e : entries) {
-    queue_.push_back(e);
-    arrivals_.push_back(now);
-  }
+  enqueue(entries);
   started_.fetch_add(entries.size());
-  if (queue_.size() >= width_) run_queued(lock, false);
+  if (queue_.size() >= width_) run_queued(lock);
 }
 
 void Gatherer::flush() {
   std::unique_lock lock(mutex_);
-  while (!queue_.empty()) run_queued(lock, false);
+  while (!queue_.empty()) run_queued(lock);
 }
 
-void Gatherer::run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline) {
+void Gatherer::enqueue(std::span<Entry> entries) {
+  const auto now = Clock::now();
+  for (const Entry& e : entries) queue_.push_back({e, now});
+}
+
+void Gatherer::run_queued(std::unique_lock<std::mutex>& lock) {
   ThreadState& state = this_thread_state();
   std::vector<Entry>& taken = state.taken;
   taken.clear();
   std::size_t started = 0;
   while (!queue_.empty() && taken.size() < kMaxTaken) {
-    taken.push_back(queue_.front());
+    taken.push_back(queue_.front().entry);
     if (taken.back().started != nullptr) ++started;
     queue_.pop_front();
-    arrivals_.pop_front();
   }
   if (started != 0) started_.fetch_sub(started);
   ++queue_runners_;
   bursts_.fetch_add(1, std::memory_order_relaxed);
   requests_.fetch_add(taken.size(), std::memory_order_relaxed);
-  if (by_deadline) deadlines_.fetch_add(1, std::memory_order_relaxed);
   lock.unlock();
   run_burst(route_, op_, taken);
   // Started entries' tickets first, without the lock: on_done may take
   // locks of its own (the provider wakes an OpenSSL job). `taken` stays
-  // this thread's until the next burst it runs.
-  for (Entry& e : taken)
-    if (e.started != nullptr && e.started->unfinished.fetch_sub(1) == 1 && e.started->on_done)
-      e.started->on_done(*e.started);
+  // this thread's until the next burst it runs. on_done is read before the
+  // count goes down: a starter that waits for 0 alone may end the ticket
+  // the moment it sees it.
+  for (Entry& e : taken) {
+    if (e.started == nullptr) continue;
+    AsyncTicket& ticket = *e.started;
+    const auto on_done = ticket.on_done;
+    if (ticket.unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1 && on_done != nullptr)
+      on_done(ticket);
+  }
   lock.lock();
   --queue_runners_;
   for (Entry& e : taken)
@@ -153,14 +140,9 @@ void Gatherer::publish(const BurstCount& counted) noexcept {
   requests_.fetch_add(counted.requests, std::memory_order_relaxed);
 }
 
-GathererStats Gatherer::stats() const {
-  const auto get = [](const std::atomic<std::uint64_t>& a) {
-    return a.load(std::memory_order_relaxed);
-  };
-  return {.bursts = get(bursts_),
-          .requests = get(requests_),
-          .deadlines = get(deadlines_),
-          .waits = get(waits_)};
+BurstCount Gatherer::counts() const noexcept {
+  return {.bursts = bursts_.load(std::memory_order_relaxed),
+          .requests = requests_.load(std::memory_order_relaxed)};
 }
 
 }  // namespace cryptoaccel::mb

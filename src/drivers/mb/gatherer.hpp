@@ -30,13 +30,6 @@ struct Ticket {
   std::size_t unfinished = 0;  // guarded by the gatherer's mutex
 };
 
-struct GathererStats {
-  std::uint64_t bursts = 0;     // runs of the library
-  std::uint64_t requests = 0;   // requests run in them
-  std::uint64_t deadlines = 0;  // runs started because the deadline passed
-  std::uint64_t waits = 0;      // callers that waited for company
-};
-
 class Gatherer {
  public:
   using Clock = std::chrono::steady_clock;
@@ -64,7 +57,8 @@ class Gatherer {
   // Runs everything queued now, on this thread.
   void flush();
 
-  GathererStats stats() const;
+  // Bursts run and the requests in them, sessions' published counts included.
+  BurstCount counts() const noexcept;
 
  private:
   // Leaves after running alone: wakes whoever queued meanwhile.
@@ -75,7 +69,9 @@ class Gatherer {
   // Takes up to a burst's worth of the queue and runs it, the lock released
   // meanwhile; then counts its entries' tickets down. Returns with the lock
   // held.
-  void run_queued(std::unique_lock<std::mutex>& lock, bool by_deadline);
+  void run_queued(std::unique_lock<std::mutex>& lock);
+  // Appends `entries` to the queue, all arrived now (the lock held).
+  void enqueue(std::span<Entry> entries);
   // The fast path is open only to a caller alone with an empty queue.
   bool enter_alone() noexcept;
 
@@ -95,10 +91,13 @@ class Gatherer {
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Entry> queue_;                 // guarded by mutex_
-  std::deque<Clock::time_point> arrivals_;  // one per queued entry, guarded by mutex_
-  unsigned queue_runners_ = 0;              // slow-path callers running a burst, guarded by mutex_
-  std::atomic<std::uint64_t> bursts_{0}, requests_{0}, deadlines_{0}, waits_{0};
+  struct Queued {
+    Entry entry;
+    Clock::time_point arrival;  // the deadline counts from here
+  };
+  std::deque<Queued> queue_;    // guarded by mutex_
+  unsigned queue_runners_ = 0;  // slow-path callers running a burst, guarded by mutex_
+  std::atomic<std::uint64_t> bursts_{0}, requests_{0};
 };
 
 }  // namespace cryptoaccel::mb

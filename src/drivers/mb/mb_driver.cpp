@@ -89,7 +89,7 @@ class MbDriver final : public Driver {
   BurstCount bursts(AlgorithmId algorithm) const noexcept override {
     const RouteGatherers& g = gatherers_[index_of(algorithm)];
     if (!g.encrypt) return {};
-    const GathererStats e = g.encrypt->stats(), d = g.decrypt->stats();
+    const BurstCount e = g.encrypt->counts(), d = g.decrypt->counts();
     return {.bursts = e.bursts + d.bursts, .requests = e.requests + d.requests};
   }
 

@@ -44,13 +44,14 @@ class MbSession final : public DriverSession {
   }
 
   bool start(std::span<Request> batch, AsyncTicket& ticket) noexcept override {
-    std::vector<Entry> entries;
+    std::vector<Entry>* scratch = nullptr;
     try {
-      this_thread_state();  // made here, so that a burst never has to
-      entries.reserve(batch.size());
+      scratch = &this_thread_state().entries;  // made here, so that a burst never has to
+      scratch->reserve(batch.size());
     } catch (...) {
       return false;
     }
+    std::vector<Entry>& entries = *scratch;  // copied into the queue by start()
     ticket.unfinished.store(batch.size());
     for (const Operation op : {Operation::encrypt, Operation::decrypt, Operation::digest}) {
       entries.clear();
