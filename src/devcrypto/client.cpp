@@ -1,6 +1,8 @@
 #include "client.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <thread>
 
 #include "../abi/cryptodev.hpp"
 
@@ -15,6 +17,9 @@ std::size_t bytes_of(const AsyncResult& r) {
 }  // namespace
 
 Client::~Client() {
+  for (const AsyncResult& r : results_) finish(r);  // their bursts write into them
+  if (coming_in_ != nullptr && !coming_.empty())
+    coming_in_->arrived(static_cast<unsigned>(coming_.size()));  // they never will
   std::size_t queued = 0;
   for (const AsyncResult& r : results_) queued += bytes_of(r);
   for (const auto& [caller, r] : claimed_) queued += bytes_of(r);
@@ -68,28 +73,92 @@ std::size_t Client::size() const {
   return sessions_.size();
 }
 
-int Client::queue_result(AsyncResult result) {
-  std::lock_guard lock(mutex_);
-  if (results_.size() + claimed_.size() >= cryptodev::kMaxAsyncRequests) return EBUSY;
-  const std::size_t bytes = bytes_of(result);
-  if (!quota_.take_async_bytes(bytes)) return EBUSY;
-  try {
-    results_.push_back(std::move(result));
-  } catch (...) {
-    quota_.return_async_bytes(bytes);
-    throw;
+void Client::finish(const AsyncResult& r) noexcept {
+  while (!r.ready()) {
+    {
+      std::lock_guard lock(r.session->mutex());
+      r.session->finish_started();
+    }
+    // Its burst may be between the session's count and the request's flag.
+    if (!r.ready()) std::this_thread::yield();
   }
-  return 0;
+}
+
+int Client::queue_result(AsyncResult result) {
+  int error = 0;
+  {
+    std::lock_guard lock(mutex_);
+    const std::size_t bytes = bytes_of(result);
+    if (results_.size() + claimed_.size() >= cryptodev::kMaxAsyncRequests) {
+      error = EBUSY;
+    } else if (!quota_.take_async_bytes(bytes)) {
+      error = EBUSY;
+    } else {
+      try {
+        results_.push_back(std::move(result));
+      } catch (...) {
+        quota_.return_async_bytes(bytes);
+        error = ENOMEM;
+      }
+    }
+  }
+  if (error != 0) finish(result);  // outside our lock, as every burst runs; then dropped
+  return error;
+}
+
+void Client::mark_coming(std::uint32_t caller, CryptGathering& gathering) {
+  std::lock_guard lock(mutex_);
+  coming_in_ = &gathering;
+  if (coming_.insert(caller).second) gathering.coming();
+}
+
+void Client::unmark_coming(std::uint32_t caller) {
+  std::lock_guard lock(mutex_);
+  if (coming_.erase(caller) != 0) coming_in_->arrived();
+}
+
+void Client::finish_started() {
+  std::vector<std::shared_ptr<ServerSession>> waiting;
+  {
+    std::lock_guard lock(mutex_);
+    for (const AsyncResult& r : results_)
+      if (!r.ready()) waiting.push_back(r.session);
+  }
+  for (const auto& session : waiting) {
+    std::lock_guard lock(session->mutex());
+    session->finish_started();
+  }
+}
+
+void Client::run_waiting() {
+  {
+    std::lock_guard lock(mutex_);
+    const bool any_done = std::any_of(results_.begin(), results_.end(),
+                                      [](const AsyncResult& r) { return r.ready(); });
+    if (any_done) return;
+  }
+  finish_started();
 }
 
 const AsyncResult* Client::claim_result(std::uint32_t caller) {
-  std::lock_guard lock(mutex_);
-  if (const auto it = claimed_.find(caller); it != claimed_.end()) return &it->second;
-  if (results_.empty()) return nullptr;
-  AsyncResult& claimed = claimed_[caller];
-  claimed = std::move(results_.front());
-  results_.pop_front();
-  return &claimed;  // map nodes stay put while other callers claim theirs
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (const auto it = claimed_.find(caller); it != claimed_.end()) return &it->second;
+      const auto done = std::find_if(results_.begin(), results_.end(),
+                                     [](const AsyncResult& r) { return r.ready(); });
+      if (done != results_.end()) {
+        AsyncResult& claimed = claimed_[caller];
+        claimed = std::move(*done);
+        results_.erase(done);
+        if (claimed.started != nullptr) claimed.error = claimed.started->error();
+        return &claimed;  // map nodes stay put while other callers claim theirs
+      }
+      if (results_.empty()) return nullptr;
+    }
+    finish_started();  // only started ones are queued: the client waits for them
+    std::this_thread::yield();
+  }
 }
 
 void Client::deliver_result(std::uint32_t caller) {
@@ -102,7 +171,9 @@ void Client::deliver_result(std::uint32_t caller) {
 
 bool Client::has_results() const {
   std::lock_guard lock(mutex_);
-  return !results_.empty();  // a claimed one is some thread's, mid-fetch
+  // A claimed one is some thread's, mid-fetch.
+  return std::any_of(results_.begin(), results_.end(),
+                     [](const AsyncResult& r) { return r.ready(); });
 }
 
 bool Client::has_room() const {

@@ -60,6 +60,9 @@ void on_init_done(void* userdata) {
   if (!why.empty()) fmt::print(stderr, "cryptoaccel devcrypto: mode and owner not set: {}\n", why);
 }
 
+// A started request of the file `fh` ran, perhaps in another client's burst.
+void on_request_ready(void* server, std::uint64_t fh);
+
 void on_open(fuse_req_t req, fuse_file_info* fi) {
   Server& server = server_of(req);
   // At the server's bound on open files, ENOMEM: what cryptodev-linux's
@@ -73,6 +76,7 @@ void on_open(fuse_req_t req, fuse_file_info* fi) {
     // Session ids start at a random point, as cryptodev-linux's are random.
     auto client = std::make_unique<Client>(server.quota, static_cast<std::uint32_t>(server.ids()));
     fi->fh = ++server.next_handle;
+    client->set_ready_hook(on_request_ready, &server, fi->fh);
     server.clients.emplace(fi->fh, std::move(client));
   } catch (...) {
     server.quota.return_file();
@@ -97,6 +101,10 @@ void wake_poll(Server& server, std::uint64_t fh) {
   std::lock_guard lock(server.mutex);
   const auto it = server.poll_handles.find(fh);
   if (it != server.poll_handles.end()) fuse_lowlevel_notify_poll(it->second);
+}
+
+void on_request_ready(void* server, std::uint64_t fh) {
+  wake_poll(*static_cast<Server*>(server), fh);
 }
 
 void on_release(fuse_req_t req, fuse_file_info* fi) {
@@ -130,7 +138,9 @@ void on_poll(fuse_req_t req, fuse_file_info* fi, fuse_pollhandle* ph) {
   }
   unsigned revents = 0;
   // cryptodev-linux's poll: a done asynchronous request to fetch (POLLIN),
-  // room to queue another (POLLOUT).
+  // room to queue another (POLLOUT). A client that polls waits for its
+  // requests: those still waiting for company run now.
+  if (client != nullptr) client->run_waiting();
   if (client != nullptr && client->has_results()) revents |= POLLIN | POLLRDNORM;
   if (client != nullptr && client->has_room()) revents |= POLLOUT | POLLWRNORM;
   fuse_reply_poll(req, revents);

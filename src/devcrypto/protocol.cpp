@@ -41,8 +41,27 @@ Plan plan_crypt(std::uint64_t arg, const CryptOp& op, const ServerSession* sessi
   return plan;
 }
 
+namespace {
+
+// A synchronous cipher request that meets others inside the server in one
+// burst (crypt_gathering.hpp), its output to `dst`: 0 or an errno; false
+// when it was not started (no driver that gathers serves the session).
+bool run_gathered(ServerSession& session, CryptGathering& gathering, bool encrypt,
+                  const std::uint8_t* iv, std::span<const std::uint8_t> src,
+                  std::span<std::uint8_t> dst, int& error) {
+  StartedCipher job;
+  std::memcpy(dst.data(), src.data(), src.size());  // runs in place
+  job.data = dst;
+  if (!session.start_cipher(encrypt, iv, job)) return false;
+  gathering.wait(session, job);
+  error = job.error();
+  return true;
+}
+
+}  // namespace
+
 int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Plan& plan,
-              bool write_struct, std::vector<std::uint8_t>& bytes) {
+              bool write_struct, std::vector<std::uint8_t>& bytes, CryptGathering* gathering) {
   const CryptOp op = read_struct<CryptOp>(in);
   std::span<const std::uint8_t> rest = in.subspan(sizeof op);
   const bool encrypt = op.op == kEncrypt;
@@ -51,6 +70,21 @@ int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Pl
   const auto src = rest.subspan(iv_size, op.len);
   Output out(plan.out_size());
   if (write_struct) out.put(op);
+  if (gathering != nullptr && session.may_start(iv != nullptr, op.flags, op.len)) {
+    const CryptGathering::Inside inside(*gathering);
+    if (gathering->company()) {
+      const std::span<std::uint8_t> dst = out.take(op.len);
+      std::lock_guard lock(session.mutex());
+      int error = 0;
+      if (run_gathered(session, *gathering, encrypt, iv, src, dst, error)) {
+        if (error == 0) bytes = out.release();
+        return error;
+      }
+      error = session.cipher(encrypt, iv, src, dst, nullptr);
+      if (error == 0) bytes = out.release();
+      return error;
+    }
+  }
   std::lock_guard lock(session.mutex());
   const bool cipher = session.has_cipher(), hash = session.has_hash();
   // Flags 0 or RESET start a new hash: a running one is dropped.
@@ -203,17 +237,24 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
     }
     case kCiocCrypt: {
       std::shared_ptr<ServerSession> session;
-      return three_rounds<CryptOp>(
+      bool may_start = false;
+      IoctlReply reply = three_rounds<CryptOp>(
           call,
           [&](const CryptOp& op) {
             session = client.find(op.ses);
+            may_start = session != nullptr && session->may_start(op.iv != 0, op.flags, op.len);
             return plan_crypt(call.arg, op, session.get(), true);
           },
           [&](const Plan& plan, std::span<const std::uint8_t> in) {
+            client.unmark_coming(call.caller);
             std::vector<std::uint8_t> out;
-            const int error = run_crypt(*session, in, plan, true, out);
+            const int error = run_crypt(*session, in, plan, true, out, &service.gathering());
             return error == 0 ? done(std::move(out)) : fail(error);
           });
+      // Its struct read, its data asked for: company for requests inside.
+      if (may_start && reply.kind == IoctlReply::Kind::retry && !call.in.empty())
+        client.mark_coming(call.caller, service.gathering());
+      return reply;
     }
     case kCiocAuthCrypt:
       return handle_authcrypt(client, call);

@@ -4,11 +4,15 @@
 // pointers it was submitted with) or EBUSY, and poll() says POLLIN when one
 // is done and POLLOUT while fewer than 64 are queued.
 //
-// The server does a request's work when it is submitted: the client's
-// input is read then, as the module pins it then, and a request is done as
-// soon as CIOCASYNCCRYPT returns. Its output waits in the server until it
-// is fetched, so a client sees it written only by the fetch, never while it
-// may still be using its buffers. Errors follow the module: an unknown
+// The client's input is read when a request is submitted, as the module
+// pins it then. A cipher request with its own IV, on a session with no
+// hash, is started on a driver that gathers (mb) where one serves the
+// session: it waits there to meet other requests, of this client and of
+// others, in one burst, until a burst fills, or the client polls or
+// fetches (then whatever waits runs at once). Any other request is done
+// as soon as CIOCASYNCCRYPT returns. Output waits in the server until it
+// is fetched, so a client sees it written only by the fetch, never while
+// it may still be using its buffers. Errors follow the module: an unknown
 // session, COP_FLAG_NO_ZC and a full queue fail the submission; anything
 // else the request does wrong is its result, returned by the fetch. Ours
 // alone: above kMaxData (1 MiB) the submission fails with EMSGSIZE, and so
@@ -61,6 +65,26 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
     if (const int error = read_input(call, plan, fetched); error != 0) return fail(error);
     if (std::memcmp(fetched.data(), &op, sizeof op) != 0) return fail(EINVAL);  // changed meanwhile
     in = fetched;
+  }
+  if (session->may_start(op.iv != 0, op.flags, op.len)) {
+    AsyncResult result = result_of(op, 0);
+    result.out_iov = plan.out;  // the output alone: no IV written back, no hash
+    result.out.resize(sizeof op + op.len);
+    const auto src = in.subspan(sizeof op + session->iv_size(), op.len);
+    auto job = std::make_unique<StartedCipher>();
+    job->data = {result.out.data() + sizeof op, op.len};
+    std::memcpy(job->data.data(), src.data(), op.len);  // runs in place
+    client.hook_up(*job);
+    bool started = false;
+    {
+      std::lock_guard lock(session->mutex());
+      started = session->start_cipher(op.op == kEncrypt, in.data() + sizeof op, *job);
+    }
+    if (started) {
+      result.session = session;
+      result.started = std::move(job);
+      return queued(client, std::move(result));
+    }
   }
   std::vector<std::uint8_t> out;
   const int error = run_crypt(*session, in, plan, false, out);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "../abi/cryptodev.hpp"
+#include "crypt_gathering.hpp"
 #include "protocol.hpp"
 
 namespace cryptoaccel::devcrypto::rounds {
@@ -123,9 +124,11 @@ IoctlReply three_rounds(const IoctlCall& call, PlanOf plan_of, Run run) {
 // struct back only when the request is fetched).
 Plan plan_crypt(std::uint64_t arg, const cryptodev::CryptOp& op, const ServerSession* session,
                 bool write_struct);
-// The request's output in the order of plan.out; 0 or an errno.
+// The request's output in the order of plan.out; 0 or an errno. With
+// `gathering`, a synchronous cipher request meets others inside the server.
 int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Plan& plan,
-              bool write_struct, std::vector<std::uint8_t>& out);
+              bool write_struct, std::vector<std::uint8_t>& out,
+              CryptGathering* gathering = nullptr);
 
 IoctlReply handle_authcrypt(Client& client, const IoctlCall& call);
 IoctlReply handle_async_crypt(Client& client, const IoctlCall& call);

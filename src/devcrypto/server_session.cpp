@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "../abi/cryptodev.hpp"
 
@@ -40,6 +41,9 @@ ServerSession::ServerSession(const Service& service, const SessionParts& parts)
 }
 
 ServerSession::~ServerSession() {
+  // Their owners keep the session alive until they are ready: none is left
+  // unless a caller broke that, and then its keys must outlive the bursts.
+  finish_started();
   secure_wipe(iv_.data(), iv_.size());
 }
 
@@ -77,23 +81,26 @@ const char* ServerSession::hash_name() const noexcept {
   return hash_algorithm_ != nullptr ? cryptodev::generic_name(hash_algorithm_->id) : "";
 }
 
-void ServerSession::advance_iv(bool encrypt, std::span<const std::uint8_t> in,
-                               std::span<const std::uint8_t> out) noexcept {
-  const std::size_t iv_size = this->iv_size();
-  switch (cipher_algorithm_->mode) {
+namespace {
+
+// The IV after a request of `in` to `out` from `iv`, as the kernel's modes
+// leave it.
+void advance(CipherMode mode, std::span<std::uint8_t> iv, bool encrypt,
+             std::span<const std::uint8_t> in, std::span<const std::uint8_t> out) noexcept {
+  switch (mode) {
     case CipherMode::cbc: {
       // The next IV is the last ciphertext block.
       const auto ciphertext = encrypt ? out : in;
-      if (ciphertext.size() >= iv_size)
-        std::memcpy(iv_.data(), ciphertext.data() + ciphertext.size() - iv_size, iv_size);
+      if (ciphertext.size() >= iv.size())
+        std::memcpy(iv.data(), ciphertext.data() + ciphertext.size() - iv.size(), iv.size());
       break;
     }
     case CipherMode::ctr: {
       // The counter moves on by every block begun, as the kernel's ctr does.
       std::uint64_t blocks = (in.size() + 15) / 16;
-      for (std::size_t i = iv_size; i-- > 0 && blocks != 0;) {
-        const std::uint64_t sum = iv_[i] + (blocks & 0xff);
-        iv_[i] = static_cast<std::uint8_t>(sum);
+      for (std::size_t i = iv.size(); i-- > 0 && blocks != 0;) {
+        const std::uint64_t sum = iv[i] + (blocks & 0xff);
+        iv[i] = static_cast<std::uint8_t>(sum);
         blocks = (blocks >> 8) + (sum >> 8);
       }
       break;
@@ -103,6 +110,13 @@ void ServerSession::advance_iv(bool encrypt, std::span<const std::uint8_t> in,
   }
 }
 
+}  // namespace
+
+void ServerSession::advance_iv(bool encrypt, std::span<const std::uint8_t> in,
+                               std::span<const std::uint8_t> out) noexcept {
+  advance(cipher_algorithm_->mode, {iv_.data(), iv_size()}, encrypt, in, out);
+}
+
 int ServerSession::cipher(bool encrypt, const std::uint8_t* iv, std::span<const std::uint8_t> in,
                           std::span<std::uint8_t> out, std::uint8_t* iv_out) noexcept {
   if (null_cipher_) {
@@ -110,6 +124,8 @@ int ServerSession::cipher(bool encrypt, const std::uint8_t* iv, std::span<const 
     return 0;
   }
   if (!cipher_) return EINVAL;
+  // Started requests first: this one continues from their IV, or replaces it.
+  if (has_started()) finish_started();
   const std::size_t iv_size = this->iv_size();
   if (iv != nullptr) std::memcpy(iv_.data(), iv, iv_size);
   try {
@@ -128,6 +144,78 @@ int ServerSession::cipher(bool encrypt, const std::uint8_t* iv, std::span<const 
   advance_iv(encrypt, in, out);
   if (iv_out != nullptr) std::memcpy(iv_out, iv_.data(), iv_size);
   return 0;
+}
+
+int StartedCipher::error() const noexcept {
+  return errno_of(request.status);
+}
+
+bool ServerSession::may_start(bool has_iv, std::uint16_t flags, std::size_t len) const noexcept {
+  // WRITE_IV answers the IV after the request in the same reply; a hash
+  // runs beside the cipher. Both stay on the synchronous path.
+  if (!cipher_ || digest_ || !has_iv || len == 0 || (flags & cryptodev::kFlagWriteIv) != 0)
+    return false;
+  const CipherMode mode = cipher_algorithm_->mode;
+  return mode == CipherMode::cbc || mode == CipherMode::ctr;
+}
+
+bool ServerSession::start_cipher(bool encrypt, const std::uint8_t* iv,
+                                 StartedCipher& job) noexcept {
+  const std::size_t iv_size = this->iv_size();
+  std::memcpy(job.iv.data(), iv, iv_size);
+  // Known now (the input is still there), but for CBC encryption's: its
+  // last output block, taken when it has run (started_done).
+  job.next_iv = job.iv;
+  advance(cipher_algorithm_->mode, {job.next_iv.data(), iv_size}, encrypt, job.data, {});
+  job.request = Request{.op = encrypt ? Operation::encrypt : Operation::decrypt,
+                        .iv = {job.iv.data(), iv_size},
+                        .in = job.data,
+                        .out = job.data};
+  job.ticket.on_done = started_done;
+  job.ticket.user = &job;
+  job.session = this;
+  job.sequence = ++started_sequence_;
+  job.ready.store(false, std::memory_order_relaxed);
+  started_.fetch_add(1, std::memory_order_acq_rel);  // before: it may run inside start()
+  if (cipher_->start({&job.request, 1}, job.ticket)) return true;
+  started_.fetch_sub(1, std::memory_order_acq_rel);
+  --started_sequence_;
+  return false;
+}
+
+void ServerSession::started_done(AsyncTicket& ticket) noexcept {
+  StartedCipher& job = *static_cast<StartedCipher*>(ticket.user);
+  ServerSession& session = *job.session;
+  const bool ok = job.request.status == ErrorCode::ok;
+  if (ok && job.request.op == Operation::encrypt &&
+      session.cipher_algorithm_->mode == CipherMode::cbc)
+    advance(CipherMode::cbc, {job.next_iv.data(), session.iv_size()}, true, {}, job.data);
+  if (ok) {
+    std::lock_guard lock(session.iv_mutex_);
+    if (job.sequence > session.iv_sequence_) {
+      session.iv_ = job.next_iv;
+      session.iv_sequence_ = job.sequence;
+    }
+  }
+  const auto on_ready = job.on_ready;
+  void* const context = job.ready_context;
+  const std::uint64_t file = job.ready_file;
+  session.started_.fetch_sub(1, std::memory_order_acq_rel);
+  job.ready.store(true, std::memory_order_release);  // job and session may be gone from here
+  if (on_ready != nullptr) on_ready(context, file);
+}
+
+void ServerSession::flush_started() noexcept {
+  if (cipher_) cipher_->flush();
+}
+
+void ServerSession::finish_started() noexcept {
+  // Another thread may be running the burst that holds ours: then only
+  // waiting helps, and bursts take microseconds.
+  while (has_started()) {
+    flush_started();
+    if (has_started()) std::this_thread::yield();
+  }
 }
 
 bool ServerSession::finishes(std::uint16_t flags, std::size_t len) noexcept {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "crypt_gathering.hpp"
 #include "cryptoaccel/framework.hpp"
 #include "cryptoaccel/session.hpp"
 
@@ -43,6 +44,8 @@ class Service {
   SessionOptions session_options() const {
     return {.framework = &framework_, .driver = options_.driver};
   }
+  // The one part that changes: counts of the requests inside, atomic.
+  CryptGathering& gathering() const noexcept { return gathering_; }
 
  private:
   Framework& framework_;
@@ -50,6 +53,7 @@ class Service {
   std::array<bool, kAlgorithmCount> served_{};
   std::string driver_name_;
   bool hardware_ = false;
+  mutable CryptGathering gathering_;
 };
 
 }  // namespace cryptoaccel::devcrypto
