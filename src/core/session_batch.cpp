@@ -12,24 +12,33 @@ namespace cryptoaccel::detail {
 RegisteredDriver* SessionCore::first_choice(const Request& request, const RegisteredDriver* avoid,
                                             DriverSession*& session) noexcept {
   const std::size_t a = index_of(algorithm_.id);
-  try {
-    candidates(request.in.size(), candidates_);
-  } catch (...) {
-    return nullptr;
-  }
-  for (RegisteredDriver* d : candidates_) {
-    if (d == avoid) continue;
+  const auto takes = [&](RegisteredDriver* d) {
+    if (d == avoid) return false;
     const Capability* c = d->enabled[a];
-    if (!covers(*c, request) || !c->key_sizes.contains(key_.size())) continue;
+    if (!covers(*c, request) || !c->key_sizes.contains(key_.size())) return false;
     DriverSession* s = nullptr;
     try {
       s = session_for(*d);
     } catch (...) {
     }
-    if (s == nullptr) continue;
+    if (s == nullptr) return false;
     session = s;
-    return d;
+    return true;
+  };
+  // The common case, without copying the order: no peers to spread the load
+  // over, and a driver in good health takes it. (At 256 bytes a batch of 16
+  // on mb takes half a microsecond; the copy cost a few percent of it.)
+  const std::size_t size = request.in.size();
+  if (pinned_ == nullptr && framework_.dispatcher.peers(algorithm_.id, size) <= 1)
+    for (RegisteredDriver* d : framework_.dispatcher.candidates(algorithm_.id, size))
+      if (!d->health.quarantined() && takes(d)) return d;
+  try {
+    candidates(size, candidates_);
+  } catch (...) {
+    return nullptr;
   }
+  for (RegisteredDriver* d : candidates_)
+    if (takes(d)) return d;
   return nullptr;
 }
 
