@@ -100,6 +100,14 @@ Action add_devcrypto_command(CLI::App& app) {
     options->server.mode = static_cast<mode_t>(std::stoul(options->mode, nullptr, 8));
     if (!options->owner.empty()) parse_owner(options->owner, options->server);
     const Policy policy = parse_policy(options->policy, "--policy");
+    // A name that is not ours to serve is refused at once, before the
+    // framework probes the drivers (seconds in an emulated guest); the
+    // server checks again as it starts, where the answer is current.
+    if (const std::string why = devcrypto::device_node_problem("/dev", options->server.device_name);
+        !why.empty()) {
+      fmt::print(stderr, "cryptoaccel devcrypto: --name: {}\n", why);
+      return 1;
+    }
     // The null driver returns its input unchanged: refused before anything
     // is served (the Service checks again, on the framework it serves).
     check_serving_preference(Framework(FrameworkOptions{.excluded_families = {"cryptodev"}}),
