@@ -30,11 +30,17 @@ double seconds_of(const timeval& t) {
 
 // `count` buffers of `size` random bytes, each starting on a 64-byte line,
 // as openssl speed aligns its buffer: a vector load that straddles two
-// cache lines costs the AVX-512 code a fifth of its speed.
+// cache lines costs the AVX-512 code a fifth of its speed. Consecutive
+// buffers are a line further apart than their size: at 16 KiB (any multiple
+// of 4 KiB) the same offset in every buffer would fall in one L1 set, and 16
+// lanes read through a set of 8 ways lost mb a tenth of its speed, which
+// separate allocations (bench/mb_floor's, an application's) never lose.
 class AlignedBuffers {
  public:
   AlignedBuffers(std::size_t count, std::size_t size)
-      : size_(size), stride_((size + kLine - 1) / kLine * kLine), bytes_(count * stride_ + kLine) {
+      : size_(size),
+        stride_((size + kLine - 1) / kLine * kLine + kLine),
+        bytes_(count * stride_ + kLine) {
     const auto address = reinterpret_cast<std::uintptr_t>(bytes_.data());
     offset_ = (kLine - address % kLine) % kLine;
     if (!bytes_.empty()) RAND_bytes(bytes_.data(), static_cast<int>(bytes_.size()));
