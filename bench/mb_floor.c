@@ -122,16 +122,19 @@ static double measure(IMB_MGR *mgr, struct lanes *l, int n, size_t size, int has
 
 int main(int argc, char **argv) {
   double seconds = 0.5;
-  int only_lanes = 0; /* 0: every lane count */
+  int only_lanes = 0;  /* 0: every lane count */
+  long only_bytes = 0; /* 0: every size */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = atof(argv[++i]);
     } else if (strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
       only_lanes = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+      only_bytes = atol(argv[++i]);
     } else {
       fprintf(stderr,
-              "usage: mb_floor [--seconds S] [--lanes N]   (default 0.5 s per figure, "
-              "1, 4, 8, 16 and 32 lanes)\n");
+              "usage: mb_floor [--seconds S] [--lanes N] [--bytes B]   (default 0.5 s per "
+              "figure, 1, 4, 8, 16 and 32 lanes, 64, 256, 1024 and 16384 bytes)\n");
       return 2;
     }
   }
@@ -181,14 +184,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "mb_floor: --lanes must be 1, 4, 8, 16 or 32\n");
     return 2;
   }
+  if (only_bytes != 0 && only_bytes != 64 && only_bytes != 256 && only_bytes != 1024 &&
+      only_bytes != 16384) {
+    fprintf(stderr, "mb_floor: --bytes must be 64, 256, 1024 or 16384\n");
+    return 2;
+  }
   for (int hash = 0; hash < 2; hash++) {
     printf("\n%-28s", hash ? "HMAC-SHA256, lanes" : "AES-128-CBC encrypt, lanes");
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) printf(" %8zu B", sizes[s]);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+      if (only_bytes == 0 || (long)sizes[s] == only_bytes) printf(" %8zu B", sizes[s]);
     printf("\n");
     for (size_t c = 0; c < sizeof lane_counts / sizeof lane_counts[0]; c++) {
       if (only_lanes != 0 && lane_counts[c] != only_lanes) continue;
       printf("%-28d", lane_counts[c]);
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        if (only_bytes != 0 && (long)sizes[s] != only_bytes) continue;
         const double rate = measure(mgr, &l, lane_counts[c], sizes[s], hash, seconds);
         if (rate < 0) {
           fprintf(stderr, "\nmb_floor: a burst failed: %s\n",

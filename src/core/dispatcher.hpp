@@ -128,4 +128,19 @@ inline bool covers(const Capability& capability, const Request& request) noexcep
          (request.tag.empty() || capability.tag_sizes.contains(request.tag.size()));
 }
 
+// Does `capability` cover every request of its algorithm that passed
+// check_request, up to its max_request? Then a batch's requests need only
+// their sizes compared: at 64 bytes the full check per request cost a
+// multi-buffer burst of 16 several per cent.
+inline bool covers_every_checked(const Capability& capability, const Algorithm& a) noexcept {
+  const auto within = [](SizeRange inner, SizeRange outer) {
+    return inner.min >= outer.min && inner.max <= outer.max;
+  };
+  const bool multiple_kept =
+      capability.input_multiple == 1 ||
+      (a.kind == AlgorithmKind::cipher && a.input_multiple % capability.input_multiple == 0);
+  return multiple_kept && within(a.iv_sizes, capability.iv_sizes) &&
+         (a.kind != AlgorithmKind::aead || within(a.tag_sizes, capability.tag_sizes));
+}
+
 }  // namespace cryptoaccel::detail

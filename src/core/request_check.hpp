@@ -2,13 +2,16 @@
 // for the asynchronous API (sessions throw the same findings with messages).
 #pragma once
 
+#include <span>
+
 #include "cryptoaccel/algorithm.hpp"
 #include "cryptoaccel/request.hpp"
 
 namespace cryptoaccel::detail {
 
-inline ErrorCode check_request(const Algorithm& a, const Request& r) noexcept {
-  switch (a.kind) {
+template <AlgorithmKind kind>
+inline ErrorCode check_as(const Algorithm& a, const Request& r) noexcept {
+  switch (kind) {
     case AlgorithmKind::cipher:
       if (r.op == Operation::digest) return ErrorCode::invalid_argument;
       if (!a.iv_sizes.contains(r.iv.size())) return ErrorCode::invalid_iv_length;
@@ -30,6 +33,51 @@ inline ErrorCode check_request(const Algorithm& a, const Request& r) noexcept {
       return ErrorCode::ok;
   }
   return ErrorCode::invalid_argument;
+}
+
+inline ErrorCode check_request(const Algorithm& a, const Request& r) noexcept {
+  switch (a.kind) {
+    case AlgorithmKind::cipher:
+      return check_as<AlgorithmKind::cipher>(a, r);
+    case AlgorithmKind::aead:
+      return check_as<AlgorithmKind::aead>(a, r);
+    case AlgorithmKind::digest:
+      return check_as<AlgorithmKind::digest>(a, r);
+    case AlgorithmKind::mac:
+      return check_as<AlgorithmKind::mac>(a, r);
+  }
+  return ErrorCode::invalid_argument;
+}
+
+// Checks a batch, sets each request's status and trims a cipher's output to
+// its input, returning how many failed. The kind is decided once per batch:
+// deciding it per request cost a 256-byte burst of 16 on mb 2%.
+template <AlgorithmKind kind>
+std::size_t check_batch_as(const Algorithm& a, std::span<Request> batch) noexcept {
+  std::size_t invalid = 0;
+  for (Request& r : batch) {
+    r.continues = false;
+    r.status = check_as<kind>(a, r);
+    if (r.status != ErrorCode::ok)
+      ++invalid;
+    else if constexpr (kind == AlgorithmKind::cipher || kind == AlgorithmKind::aead)
+      r.out = r.out.first(r.in.size());
+  }
+  return invalid;
+}
+
+inline std::size_t check_batch(const Algorithm& a, std::span<Request> batch) noexcept {
+  switch (a.kind) {
+    case AlgorithmKind::cipher:
+      return check_batch_as<AlgorithmKind::cipher>(a, batch);
+    case AlgorithmKind::aead:
+      return check_batch_as<AlgorithmKind::aead>(a, batch);
+    case AlgorithmKind::digest:
+      return check_batch_as<AlgorithmKind::digest>(a, batch);
+    case AlgorithmKind::mac:
+      return check_batch_as<AlgorithmKind::mac>(a, batch);
+  }
+  return batch.size();
 }
 
 }  // namespace cryptoaccel::detail

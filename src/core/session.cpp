@@ -32,16 +32,7 @@ std::string_view Session::last_driver() const noexcept {
 
 std::size_t Session::process(std::span<Request> batch) noexcept {
   const Algorithm& a = *algorithm_;
-  std::size_t invalid = 0;
-  for (Request& r : batch) {
-    r.continues = false;
-    r.status = detail::check_request(a, r);
-    if (r.status != ErrorCode::ok)
-      ++invalid;
-    else if (r.op != Operation::digest)
-      r.out = r.out.first(r.in.size());
-  }
-  if (invalid == 0) {
+  if (detail::check_batch(a, batch) == 0) {
     if (core_->run_batch(batch, nullptr, nullptr, nullptr) == batch.size()) return batch.size();
   } else {
     // Requests that failed the checks are complete; the runs of valid ones

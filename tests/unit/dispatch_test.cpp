@@ -122,6 +122,27 @@ class WholeBlockXtsDriver final : public Driver {
                          .max_request = 1 << 16};
 };
 
+TEST(Dispatch, ABatchSendsRequestsTooLargeForADriverElsewhere) {
+  Bed bed(Policy::offload);
+  const ByteVector key = random_bytes(16), iv = random_bytes(16);
+  CipherSession s("aes-128-cbc", key, bed.options());
+  CipherSession soft("aes-128-cbc", key, bed.options("soft"));
+  const std::vector<std::size_t> sizes{4096, 16, 8192, 4096, 8192, 8192, 32};
+  std::vector<ByteVector> in, out;
+  for (const std::size_t size : sizes) {
+    in.push_back(random_bytes(size));
+    out.emplace_back(size);
+  }
+  std::vector<Request> batch;
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    batch.push_back({.iv = iv, .in = in[k], .out = out[k]});
+  const int before = bed.control.processed.load();
+  ASSERT_EQ(s.process(batch), sizes.size());
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    EXPECT_EQ(out[k], soft.encrypt(iv, in[k])) << sizes[k] << " bytes";
+  EXPECT_EQ(bed.control.processed.load() - before, 4);  // the test driver takes 4096 at most
+}
+
 // A driver that takes XTS in whole blocks only gets whole blocks; the other
 // lengths go to soft, also right after the whole-block route was cached.
 TEST(Dispatch, LengthsOutsideADriversMultipleGoElsewhere) {
@@ -146,6 +167,43 @@ TEST(Dispatch, LengthsOutsideADriversMultipleGoElsewhere) {
   // Pinned, a length it does not take is refused, not sent to it.
   CipherSession pinned("aes-128-xts", key, {.framework = &framework, .driver = "blocks"});
   EXPECT_THROW(pinned.encrypt(tweak, random_bytes(33)), Unsupported);
+  EXPECT_EQ(blocks.partial_blocks.load(), 0);
+}
+
+// The same through the batch path, which compares only sizes where a
+// driver's capability is as wide as the algorithm: a stricter multiple
+// still ends a run, and the rest go elsewhere (pinned: are refused).
+TEST(Dispatch, ABatchGivesAWholeBlockDriverOnlyWholeBlocks) {
+  FrameworkOptions options;
+  options.policy = Policy::offload;
+  auto owned = std::make_unique<WholeBlockXtsDriver>();
+  WholeBlockXtsDriver& blocks = *owned;
+  options.drivers.push_back(std::move(owned));
+  Framework framework(std::move(options));
+  const ByteVector key = random_bytes(32), tweak = random_bytes(16);
+  CipherSession soft("aes-128-xts", key, {.framework = &framework, .driver = "soft"});
+  const std::vector<std::size_t> sizes{32, 48, 33, 64, 17, 4096, 4095, 16, 16, 31};
+  std::vector<ByteVector> in, out;
+  for (const std::size_t size : sizes) {
+    in.push_back(random_bytes(size));
+    out.emplace_back(size);
+  }
+  for (const char* driver : {"", "blocks"}) {
+    CipherSession s("aes-128-xts", key, {.framework = &framework, .driver = driver});
+    std::vector<Request> batch;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      batch.push_back({.iv = tweak, .in = in[k], .out = out[k]});
+    const std::size_t whole = 6;
+    EXPECT_EQ(s.process(batch), *driver ? whole : sizes.size()) << driver;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (*driver && sizes[k] % 16 != 0) {
+        EXPECT_EQ(batch[k].status, ErrorCode::unsupported) << sizes[k] << " bytes";
+        continue;
+      }
+      EXPECT_EQ(batch[k].status, ErrorCode::ok) << sizes[k] << " bytes";
+      EXPECT_EQ(out[k], soft.encrypt(tweak, in[k])) << sizes[k] << " bytes";
+    }
+  }
   EXPECT_EQ(blocks.partial_blocks.load(), 0);
 }
 

@@ -44,7 +44,8 @@ struct FromSession {
 // Marks the requests of every job that did not complete. A burst that
 // stops early (`done` short) failed its validation: none of it ran.
 void settle(Lanes& lanes, std::uint32_t done) {
-  for (std::size_t k = 0; k < lanes.count; ++k)
+  const std::size_t count = lanes.count;  // read once: a status store might alias it
+  for (std::size_t k = 0; k < count; ++k)
     if (k >= done || lanes.jobs[k].status != IMB_STATUS_COMPLETED)
       lanes.owners[k]->status = ErrorCode::driver_failure;
   lanes.count = 0;
@@ -101,6 +102,26 @@ void run_cipher_bursts(const Route& route, Operation op, const Source& source) {
     settle(lanes, done);
   };
   // Statuses start ok (the framework sets them); only failures are written.
+  if (route.family == Family::cbc) {
+    // CBC never splits a request. The count of lanes filled is kept local:
+    // in `lanes`, every job store (which might alias it) made the compiler
+    // reload and store it again per request.
+    std::size_t filled = 0;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      Request& r = source.request(i);
+      if (r.in.empty()) continue;  // nothing to encrypt: done
+      if (filled == kMaxBurst) {
+        lanes.count = filled;
+        submit();
+        filled = 0;
+      }
+      lanes.owners[filled] = &r;
+      set_cipher_job(lanes.jobs[filled++], r, source.keys(i), r.iv.data(), 0, r.in.size());
+    }
+    lanes.count = filled;
+    submit();
+    return;
+  }
   for (std::size_t i = 0; i < source.size(); ++i) {
     Request& r = source.request(i);
     if (r.in.empty()) continue;  // nothing to encrypt: done
@@ -128,6 +149,7 @@ void run_hmac_bursts(const Route& route, const Source& source) {
         &m, lanes.jobs.data(), static_cast<std::uint32_t>(lanes.count), route.hash);
     settle(lanes, done);
   };
+  std::size_t filled = 0;  // kept local, as in run_cipher_bursts
   for (std::size_t i = 0; i < source.size(); ++i) {
     Request& r = source.request(i);
     const KeySchedule& keys = source.keys(i);
@@ -137,8 +159,13 @@ void run_hmac_bursts(const Route& route, const Source& source) {
       std::copy_n(keys.empty_message_mac, r.out.size(), r.out.begin());
       continue;
     }
-    if (lanes.count == kMaxHashBurst) submit();
-    IMB_JOB& job = lanes.add(r);
+    if (filled == kMaxHashBurst) {
+      lanes.count = filled;
+      submit();
+      filled = 0;
+    }
+    lanes.owners[filled] = &r;
+    IMB_JOB& job = lanes.jobs[filled++];
     job.src = r.in.data();
     job.hash_start_src_offset_in_bytes = 0;
     job.msg_len_to_hash_in_bytes = r.in.size();
@@ -147,6 +174,7 @@ void run_hmac_bursts(const Route& route, const Source& source) {
     job.u.HMAC._hashed_auth_key_xor_ipad = keys.inner;
     job.u.HMAC._hashed_auth_key_xor_opad = keys.outer;
   }
+  lanes.count = filled;
   submit();
 }
 
