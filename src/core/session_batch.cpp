@@ -180,14 +180,17 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
         pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
                            : framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
     std::size_t end = i + std::max<std::size_t>(counted, 1);
-    if (counted == 0 && covers_every_checked(capability, algorithm_)) {
+    if (counted != 0) {
+      // deeper_choice measured the run already
+    } else if (covers_every_checked(capability, algorithm_)) {
       const std::size_t most = std::min(batch.size(), i + depth);
       const SizeRange taken{same_order.min, std::min(same_order.max, capability.max_request)};
       while (end < most && taken.contains(batch[end].in.size())) ++end;
+    } else {
+      while (end < batch.size() && end - i < depth && same_order.contains(batch[end].in.size()) &&
+             covers(capability, batch[end]))
+        ++end;
     }
-    while (counted == 0 && end < batch.size() && end - i < depth &&
-           same_order.contains(batch[end].in.size()) && covers(capability, batch[end]))
-      ++end;
     const std::span<Request> run = batch.subspan(i, end - i);
     const std::size_t done = send_together(*driver, *session, run, watch);
     // The common case, in one pass without branches: the driver ran every

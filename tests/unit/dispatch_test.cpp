@@ -122,36 +122,54 @@ class WholeBlockXtsDriver final : public Driver {
                          .max_request = 1 << 16};
 };
 
+// Encryptions of random inputs of these sizes, one IV, each into its own output.
+struct EncryptionBatch {
+  std::vector<ByteVector> in, out;
+  std::vector<Request> requests;
+  EncryptionBatch(const std::vector<std::size_t>& sizes, const ByteVector& iv) {
+    for (const std::size_t size : sizes) {
+      in.push_back(random_bytes(size));
+      out.emplace_back(size);
+    }
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      requests.push_back({.iv = iv, .in = in[k], .out = out[k]});
+  }
+};
+
 TEST(Dispatch, ABatchSendsRequestsTooLargeForADriverElsewhere) {
   Bed bed(Policy::offload);
   const ByteVector key = random_bytes(16), iv = random_bytes(16);
   CipherSession s("aes-128-cbc", key, bed.options());
   CipherSession soft("aes-128-cbc", key, bed.options("soft"));
   const std::vector<std::size_t> sizes{4096, 16, 8192, 4096, 8192, 8192, 32};
-  std::vector<ByteVector> in, out;
-  for (const std::size_t size : sizes) {
-    in.push_back(random_bytes(size));
-    out.emplace_back(size);
-  }
-  std::vector<Request> batch;
-  for (std::size_t k = 0; k < sizes.size(); ++k)
-    batch.push_back({.iv = iv, .in = in[k], .out = out[k]});
+  EncryptionBatch batch(sizes, iv);
   const int before = bed.control.processed.load();
-  ASSERT_EQ(s.process(batch), sizes.size());
+  ASSERT_EQ(s.process(batch.requests), sizes.size());
   for (std::size_t k = 0; k < sizes.size(); ++k)
-    EXPECT_EQ(out[k], soft.encrypt(iv, in[k])) << sizes[k] << " bytes";
+    EXPECT_EQ(batch.out[k], soft.encrypt(iv, batch.in[k])) << sizes[k] << " bytes";
   EXPECT_EQ(bed.control.processed.load() - before, 4);  // the test driver takes 4096 at most
 }
 
 // A driver that takes XTS in whole blocks only gets whole blocks; the other
 // lengths go to soft, also right after the whole-block route was cached.
+// A framework whose one driver besides soft is a WholeBlockXtsDriver, under `offload`.
+struct WholeBlockBed {
+  WholeBlockXtsDriver* driver = nullptr;
+  std::unique_ptr<Framework> framework;
+  WholeBlockBed() {
+    FrameworkOptions options;
+    options.policy = Policy::offload;
+    auto owned = std::make_unique<WholeBlockXtsDriver>();
+    driver = owned.get();
+    options.drivers.push_back(std::move(owned));
+    framework = std::make_unique<Framework>(std::move(options));
+  }
+};
+
 TEST(Dispatch, LengthsOutsideADriversMultipleGoElsewhere) {
-  FrameworkOptions options;
-  options.policy = Policy::offload;
-  auto owned = std::make_unique<WholeBlockXtsDriver>();
-  WholeBlockXtsDriver& blocks = *owned;
-  options.drivers.push_back(std::move(owned));
-  Framework framework(std::move(options));
+  WholeBlockBed bed;
+  WholeBlockXtsDriver& blocks = *bed.driver;
+  Framework& framework = *bed.framework;
   const int self_test = blocks.served.load();
   const ByteVector key = random_bytes(32);
   CipherSession s("aes-128-xts", key, {.framework = &framework});
@@ -174,37 +192,26 @@ TEST(Dispatch, LengthsOutsideADriversMultipleGoElsewhere) {
 // driver's capability is as wide as the algorithm: a stricter multiple
 // still ends a run, and the rest go elsewhere (pinned: are refused).
 TEST(Dispatch, ABatchGivesAWholeBlockDriverOnlyWholeBlocks) {
-  FrameworkOptions options;
-  options.policy = Policy::offload;
-  auto owned = std::make_unique<WholeBlockXtsDriver>();
-  WholeBlockXtsDriver& blocks = *owned;
-  options.drivers.push_back(std::move(owned));
-  Framework framework(std::move(options));
+  WholeBlockBed bed;
+  Framework& framework = *bed.framework;
   const ByteVector key = random_bytes(32), tweak = random_bytes(16);
   CipherSession soft("aes-128-xts", key, {.framework = &framework, .driver = "soft"});
   const std::vector<std::size_t> sizes{32, 48, 33, 64, 17, 4096, 4095, 16, 16, 31};
-  std::vector<ByteVector> in, out;
-  for (const std::size_t size : sizes) {
-    in.push_back(random_bytes(size));
-    out.emplace_back(size);
-  }
   for (const char* driver : {"", "blocks"}) {
     CipherSession s("aes-128-xts", key, {.framework = &framework, .driver = driver});
-    std::vector<Request> batch;
-    for (std::size_t k = 0; k < sizes.size(); ++k)
-      batch.push_back({.iv = tweak, .in = in[k], .out = out[k]});
+    EncryptionBatch batch(sizes, tweak);
     const std::size_t whole = 6;
-    EXPECT_EQ(s.process(batch), *driver ? whole : sizes.size()) << driver;
+    EXPECT_EQ(s.process(batch.requests), *driver ? whole : sizes.size()) << driver;
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (*driver && sizes[k] % 16 != 0) {
-        EXPECT_EQ(batch[k].status, ErrorCode::unsupported) << sizes[k] << " bytes";
+        EXPECT_EQ(batch.requests[k].status, ErrorCode::unsupported) << sizes[k] << " bytes";
         continue;
       }
-      EXPECT_EQ(batch[k].status, ErrorCode::ok) << sizes[k] << " bytes";
-      EXPECT_EQ(out[k], soft.encrypt(tweak, in[k])) << sizes[k] << " bytes";
+      EXPECT_EQ(batch.requests[k].status, ErrorCode::ok) << sizes[k] << " bytes";
+      EXPECT_EQ(batch.out[k], soft.encrypt(tweak, batch.in[k])) << sizes[k] << " bytes";
     }
   }
-  EXPECT_EQ(blocks.partial_blocks.load(), 0);
+  EXPECT_EQ(bed.driver->partial_blocks.load(), 0);
 }
 
 // The dispatcher tests lengths against the multiple with a mask: a driver
