@@ -10,7 +10,9 @@
 
 namespace cryptoaccel {
 
-enum class AlgorithmKind : std::uint8_t { cipher, aead, digest, mac };
+// public_key: RSA, one row per modulus size; its sessions are RsaSession
+// (cryptoaccel/rsa.hpp) and its requests sign, verify, encrypt, decrypt.
+enum class AlgorithmKind : std::uint8_t { cipher, aead, digest, mac, public_key };
 
 enum class CipherMode : std::uint8_t { none, ecb, cbc, ctr, xts, gcm, chacha20, chacha20_poly1305 };
 
@@ -46,11 +48,11 @@ struct Algorithm {
   std::string_view other_names;      // further names looked up, never registered ("hmac(sha256)")
   AlgorithmKind kind;
   CipherMode mode;
-  SizeRange key_size;          // bytes; digests: {0, 0}
+  SizeRange key_size;          // bytes; digests: {0, 0}; RSA: its key blob (RsaKey::blob())
   std::size_t iv_size;         // default IV/nonce/tweak length; 0 when there is none
   SizeRange iv_sizes;          // every IV length the algorithm defines
   std::size_t block_size;      // cipher block, or digest input block (HMAC's B)
-  std::size_t output_size;     // digest/MAC length; AEAD default tag length
+  std::size_t output_size;     // digest/MAC length; AEAD default tag length; RSA: the modulus
   SizeRange tag_sizes;         // AEAD tag lengths; others {0, 0}
   std::size_t input_multiple;  // cipher input must be a multiple of this (1: any length)
   std::size_t min_input;       // and at least this long (XTS: one block)

@@ -10,6 +10,7 @@
 #include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/random.hpp"
 #include "cryptoaccel/request.hpp"
+#include "cryptoaccel/rsa.hpp"
 #include "cryptoaccel/session.hpp"
 #include "cryptoaccel/settings.hpp"
 #include "cryptoaccel/version.hpp"

@@ -22,6 +22,9 @@ enum class ErrorCode : std::uint8_t {
   driver_failure,
   not_found,
   invalid_argument,
+  // RSA decryption of a ciphertext whose padding is wrong: one code for
+  // every such ciphertext, so that none tells a caller more than another.
+  decryption_failed,
 };
 
 // A short lower-case description ("authentication failed").
@@ -52,6 +55,7 @@ CRYPTOACCEL_DECLARE_ERROR(Unsupported, unsupported);
 CRYPTOACCEL_DECLARE_ERROR(DriverFailure, driver_failure);
 CRYPTOACCEL_DECLARE_ERROR(NotFound, not_found);
 CRYPTOACCEL_DECLARE_ERROR(InvalidArgument, invalid_argument);
+CRYPTOACCEL_DECLARE_ERROR(DecryptionFailed, decryption_failed);
 
 #undef CRYPTOACCEL_DECLARE_ERROR
 

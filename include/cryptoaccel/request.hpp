@@ -16,7 +16,14 @@ enum class Operation : std::uint8_t {
   encrypt,  // cipher encrypt, AEAD seal
   decrypt,  // cipher decrypt, AEAD open
   digest,   // digest or MAC of `in` into `out`
+  // RSA (RsaSession): encrypt is the public-key operation, decrypt the
+  // private one; sign turns the digest in `in` into the signature in `out`,
+  // verify checks the signature in `tag` against the digest in `in`.
+  sign,
+  verify,
 };
+
+struct RsaParameters;  // cryptoaccel/rsa.hpp
 
 struct Request {
   Operation op = Operation::encrypt;
@@ -32,6 +39,10 @@ struct Request {
   bool continues = false;
   ErrorCode status = ErrorCode::ok;  // written by the driver
   void* user = nullptr;              // the submitter's own use
+  // RSA only: the padding and digests of the operation.
+  const RsaParameters* rsa = nullptr;
+  // RSA decrypt: the plaintext's length, written by the driver.
+  std::size_t out_length = 0;
 };
 
 // Requests started without waiting for them (Session::start): how many

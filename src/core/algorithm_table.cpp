@@ -119,6 +119,20 @@ constexpr Algorithm hmac(const Names& n, std::string_view digest_name, std::size
   return a;
 }
 
+// An RSA key travels as its blob (cryptoaccel/driver/rsa_key_blob.hpp),
+// whose length depends on the encoding: the modulus is checked instead, by
+// RsaSession. The bound only keeps hostile input finite.
+constexpr SizeRange kRsaKeyBlobs{1, 16384};
+
+constexpr Algorithm rsa(const Names& n, std::size_t bits) {
+  Algorithm a = row(n, K::public_key, M::none);
+  a.key_size = kRsaKeyBlobs;
+  a.block_size = bits / 8;
+  a.output_size = bits / 8;
+  a.tag_sizes = fixed(bits / 8);  // a signature to verify travels as the request's tag
+  return a;
+}
+
 constexpr Algorithm with_id(AlgorithmId id, Algorithm a) {
   a.id = id;
   return a;
@@ -262,6 +276,8 @@ std::string_view to_string(AlgorithmKind kind) noexcept {
       return "digest";
     case K::mac:
       return "mac";
+    case K::public_key:
+      return "public-key";
   }
   return "?";
 }

@@ -26,6 +26,8 @@ std::string_view to_string(ErrorCode code) noexcept {
       return "not found";
     case ErrorCode::invalid_argument:
       return "invalid argument";
+    case ErrorCode::decryption_failed:
+      return "decryption failed";
   }
   return "unknown error";
 }
@@ -50,6 +52,8 @@ void throw_error(ErrorCode code, const std::string& message) {
       throw NotFound(message);
     case ErrorCode::invalid_argument:
       throw InvalidArgument(message);
+    case ErrorCode::decryption_failed:
+      throw DecryptionFailed(message);
     case ErrorCode::driver_failure:
     case ErrorCode::ok:
       break;

@@ -51,6 +51,9 @@ std::size_t Session::process(std::span<Request> batch) noexcept {
     } else if (a.kind == AlgorithmKind::aead && r.op == Operation::decrypt && !r.out.empty()) {
       // No unauthenticated plaintext is ever released.
       secure_wipe(r.out.data(), std::min(r.out.size(), r.in.size()));
+    } else if (a.kind == AlgorithmKind::public_key && r.op == Operation::decrypt) {
+      // Nor what a wrong padding left of a decrypted ciphertext.
+      secure_wipe(r.out.data(), r.out.size());
     }
   }
   return ok;
@@ -61,7 +64,8 @@ bool Session::start(std::span<Request> batch, AsyncTicket& ticket) noexcept {
     r.continues = false;
     r.status = detail::check_request(*algorithm_, r);
     if (r.status != ErrorCode::ok) return false;
-    if (r.op != Operation::digest) r.out = r.out.first(r.in.size());
+    if (algorithm_->kind == AlgorithmKind::cipher || algorithm_->kind == AlgorithmKind::aead)
+      r.out = r.out.first(r.in.size());
   }
   return !batch.empty() && core_->start_batch(batch, ticket);
 }

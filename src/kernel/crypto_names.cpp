@@ -61,6 +61,10 @@ std::optional<KernelName> kernel_name(AlgorithmId id) noexcept {
       return KernelName{"hmac(sha512)", "", "", S::hash};
     case A::hmac_ripemd160:
       return KernelName{"hmac(rmd160)", "", "", S::hash};
+    // RSA is not an AF_ALG type: the keyring driver reaches the kernel's.
+    case A::rsa2048:
+    case A::rsa3072:
+    case A::rsa4096:
     case A::count:
       break;
   }

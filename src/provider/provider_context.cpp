@@ -176,7 +176,7 @@ std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<Drive
   bool every_hmac_soft = true, any_hmac = false;
   if (config_.direct && soft != drivers.size()) {
     for (const Algorithm& a : algorithms()) {
-      if (!offers(a.id)) continue;
+      if (!offers(a.id) || a.kind == AlgorithmKind::public_key) continue;
       const bool sole_soft =
           sole_driver(a, session_options_) == kSoft && !(config_.gather && gathered(a, drivers));
       if (a.kind == AlgorithmKind::mac) {

@@ -111,6 +111,10 @@ TEST(DriverKind, AcceleratorsAreHardwareCpuInstructionsAreSoftware) {
 TEST(KernelNames, EveryCipherAeadDigestAndMacHasOne) {
   for (const Algorithm& a : algorithms()) {
     const auto kn = kernel_name(a.id);
+    if (a.kind == AlgorithmKind::public_key) {
+      EXPECT_FALSE(kn) << "AF_ALG has no akcipher type: " << a.name;
+      continue;
+    }
     ASSERT_TRUE(kn) << a.name;
     EXPECT_EQ(kn->type == SocketType::hash,
               a.kind == AlgorithmKind::digest || a.kind == AlgorithmKind::mac)

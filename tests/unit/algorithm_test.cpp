@@ -69,6 +69,12 @@ TEST(AlgorithmTable, ShapesAreConsistent) {
         ASSERT_NE(find_algorithm(a.digest), nullptr);
         EXPECT_EQ(find_algorithm(a.digest)->output_size, a.output_size);
         break;
+      case AlgorithmKind::public_key:
+        // A modulus of whole bytes; the key is its blob, of any length.
+        EXPECT_EQ(a.output_size % 128, 0u);
+        EXPECT_EQ(a.block_size, a.output_size);
+        EXPECT_GT(a.key_size.max, a.output_size * 4);
+        break;
     }
   }
   EXPECT_TRUE(algorithm(AlgorithmId::des_cbc).insecure);

@@ -41,7 +41,7 @@ TEST(Cli, ListJsonShowsSoftWithEveryAlgorithmPassing) {
       soft = true;
       EXPECT_EQ(d.at("kind"), "software");
       EXPECT_TRUE(d.at("automatic").get<bool>());
-      EXPECT_EQ(d.at("algorithms").size(), 32u);
+      EXPECT_EQ(d.at("algorithms").size(), 35u);
       for (const auto& a : d.at("algorithms")) EXPECT_EQ(a.at("self_test"), "passed") << a;
     }
     if (d.at("name") == "null") {
@@ -53,14 +53,14 @@ TEST(Cli, ListJsonShowsSoftWithEveryAlgorithmPassing) {
   EXPECT_TRUE(soft);
   EXPECT_TRUE(null);
   EXPECT_TRUE(j.at("absent").is_array());
-  EXPECT_EQ(j.at("algorithms").size(), 32u);
+  EXPECT_EQ(j.at("algorithms").size(), 35u);
   EXPECT_EQ(j.at("policy"), "fastest");
 }
 
 TEST(Cli, ListTextSummarisesDrivers) {
   const CliRun r = run("list");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("32/32 passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("35/35 passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("pinned only"), std::string::npos) << r.out;
   const CliRun verbose = run("list -v --algorithms");
   ASSERT_EQ(verbose.status, 0);

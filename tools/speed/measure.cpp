@@ -206,6 +206,8 @@ std::uint64_t run_batch_worker(const MeasureRequest& r, Gate& gate, std::vector<
       batches = spin_batches(session);
       break;
     }
+    case AlgorithmKind::public_key:
+      throw Unsupported(std::string(a.name) + ": RSA is timed by its own report (rsa_speed.cpp)");
   }  // the session's usage counts are published as it closes
   return batches * n;
 }
@@ -259,6 +261,8 @@ std::uint64_t run_worker(const MeasureRequest& r, Gate& gate, std::vector<float>
       count = spin(gate, [&] { session.digest(buffer, out); });
       break;
     }
+    case AlgorithmKind::public_key:
+      throw Unsupported(std::string(a.name) + ": RSA is timed by its own report (rsa_speed.cpp)");
   }
   return count;
 }

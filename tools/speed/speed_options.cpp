@@ -101,7 +101,8 @@ void validate(SpeedOptions& o) {
       o.algorithms.push_back(&a);
   }
   if (o.algorithms.empty())
-    for (const Algorithm& a : algorithms()) o.algorithms.push_back(&a);
+    for (const Algorithm& a : algorithms())
+      if (a.kind != AlgorithmKind::public_key) o.algorithms.push_back(&a);
 
   o.sizes.clear();
   if (o.bytes_option != nullptr && o.bytes_option->count() > 0) {

@@ -93,6 +93,8 @@ std::optional<std::string> verify(const Algorithm& algorithm, const std::string&
     case AlgorithmKind::digest:
     case AlgorithmKind::mac:
       return verify_digest(algorithm, driver, size);
+    case AlgorithmKind::public_key:
+      break;
   }
   return std::nullopt;
 }

@@ -48,6 +48,8 @@ Capability capability_for(const Algorithm& a, const Implementation& implementati
       if (a.mode == CipherMode::xts && !implementation.partial_blocks)
         c.input_multiple = a.block_size;
       break;
+    case AlgorithmKind::public_key:
+      break;  // never claimed: the ABI's sessions are symmetric
   }
   return c;
 }
@@ -84,6 +86,8 @@ class CryptodevDriver final : public Driver {
       case AlgorithmKind::digest:
       case AlgorithmKind::mac:
         return open_hash(path_, algorithm, key);
+      case AlgorithmKind::public_key:
+        break;
     }
     throw Unsupported("cryptodev: unknown algorithm kind");
   }

@@ -59,6 +59,10 @@ DriverProbe SoftDriver::probe() {
   std::string not_offered;  // "des-cbc, ripemd160": legacy-only and missing
 
   driver->hmac_.reset(EVP_MAC_fetch(ctx, "HMAC", nullptr));
+  if (EVP_KEYMGMT* rsa = EVP_KEYMGMT_fetch(ctx, "RSA", nullptr)) {
+    driver->rsa_ = true;
+    EVP_KEYMGMT_free(rsa);
+  }
   for (const Algorithm& a : algorithms()) {
     const std::size_t i = index_of(a.id);
     bool fetched = false;
@@ -82,6 +86,9 @@ DriverProbe SoftDriver::probe() {
         fetched = driver->digests_[i] != nullptr && driver->hmac_ != nullptr;
         break;
       }
+      case AlgorithmKind::public_key:
+        fetched = driver->rsa_;
+        break;
     }
     if (!fetched) {
       if (legacy_only(a.id) && !driver->legacy_provider_)
@@ -92,13 +99,15 @@ DriverProbe SoftDriver::probe() {
       ERR_clear_error();
       continue;
     }
-    driver->capabilities_.push_back(Capability{
-        .algorithm = a.id,
-        .key_sizes = a.key_size,
-        .iv_sizes = a.iv_sizes,
-        .tag_sizes = a.tag_sizes,
-        .max_request =
-            a.mode == CipherMode::xts ? kXtsMaxDataUnit : std::numeric_limits<std::size_t>::max()});
+    driver->capabilities_.push_back(
+        Capability{.algorithm = a.id,
+                   .key_sizes = a.key_size,
+                   .iv_sizes = a.iv_sizes,
+                   .tag_sizes = a.tag_sizes,
+                   .max_request = a.mode == CipherMode::xts ? kXtsMaxDataUnit
+                                  : a.kind == AlgorithmKind::public_key
+                                      ? a.output_size
+                                      : std::numeric_limits<std::size_t>::max()});
   }
   if (!driver->legacy_provider_ && !not_offered.empty())
     result.notes.push_back(
@@ -137,6 +146,9 @@ std::unique_ptr<DriverSession> SoftDriver::open_session(const Algorithm& algorit
       break;
     case AlgorithmKind::mac:
       if (digests_[i] && hmac_) return open_hmac_session(hmac_.get(), digests_[i].get(), key);
+      break;
+    case AlgorithmKind::public_key:
+      if (rsa_) return open_rsa_session(context_.get(), algorithm, key);
       break;
   }
   throw Unsupported("soft: " + std::string(algorithm.name) + " is not available");

@@ -34,11 +34,12 @@ class SoftDriver final : public Driver {
   std::array<CipherPtr, kAlgorithmCount> ciphers_;
   std::array<MdPtr, kAlgorithmCount> digests_;  // for digests and for HMAC's digest
   MacPtr hmac_;
+  bool rsa_ = false;  // the default provider's RSA key management was fetched
   std::vector<Capability> capabilities_;
 };
 
 // Session factories, one per operation family (soft_cipher.cpp, soft_aead.cpp,
-// soft_digest.cpp). The EVP objects stay owned by the driver.
+// soft_digest.cpp, soft_rsa.cpp). The EVP objects stay owned by the driver.
 std::unique_ptr<DriverSession> open_cipher_session(const Algorithm& algorithm,
                                                    const EVP_CIPHER* cipher,
                                                    std::span<const std::uint8_t> key);
@@ -48,6 +49,9 @@ std::unique_ptr<DriverSession> open_aead_session(const Algorithm& algorithm,
 std::unique_ptr<DriverSession> open_digest_session(const EVP_MD* md);
 std::unique_ptr<DriverSession> open_hmac_session(EVP_MAC* mac, const EVP_MD* md,
                                                  std::span<const std::uint8_t> key);
+// soft_rsa.cpp: the key blob is read into the driver's library context.
+std::unique_ptr<DriverSession> open_rsa_session(OSSL_LIB_CTX* libctx, const Algorithm& algorithm,
+                                                std::span<const std::uint8_t> key);
 
 // Largest input handed to one EVP update call (EVP lengths are `int`).
 inline constexpr std::size_t kMaxUpdate = std::size_t{1} << 30;

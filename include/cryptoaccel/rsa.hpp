@@ -1,0 +1,117 @@
+// RSA: keys and sessions. A session signs, verifies, encrypts and decrypts
+// with one key; like every session its requests are routed by the
+// dispatcher, so they may run on different drivers (soft, the kernel's
+// keyring), with the same self-tests, failover and counters.
+//
+// Sizes: 2048, 3072 and 4096-bit moduli, one algorithm row each (rsa2048,
+// rsa3072, rsa4096). All functions throw cryptoaccel::Error.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cryptoaccel/driver/rsa_key_blob.hpp"
+#include "cryptoaccel/session.hpp"
+
+namespace cryptoaccel {
+
+enum class RsaPadding : std::uint8_t {
+  pkcs1,  // PKCS#1 v1.5: signatures (EMSA) and encryption (EME)
+  pss,    // signatures only
+  oaep,   // encryption only
+};
+
+std::string_view to_string(RsaPadding padding) noexcept;
+
+// A sign/verify digest that says the input is signed as it is, with no
+// DigestInfo (PKCS#1 v1.5 only: TLS 1.0/1.1's MD5 and SHA-1 pair).
+inline constexpr AlgorithmId kNoDigest = AlgorithmId::count;
+
+// PSS salt lengths besides a count of bytes, numbered as OpenSSL numbers
+// them (RSA_PSS_SALTLEN_*).
+inline constexpr int kSaltDigestLength = -1;  // the digest's length
+inline constexpr int kSaltAuto = -2;          // sign: the largest; verify: whatever it is
+inline constexpr int kSaltMaximum = -3;       // the largest the modulus leaves room for
+
+struct RsaParameters {
+  RsaPadding padding = RsaPadding::pkcs1;
+  // Signatures: the digest the input is (its DigestInfo for PKCS#1, PSS's
+  // hash); OAEP: the label's hash. A digest row (sha1 ... sha512), or
+  // kNoDigest for PKCS#1 v1.5 signatures.
+  AlgorithmId digest = AlgorithmId::sha256;
+  AlgorithmId mgf1_digest = AlgorithmId::sha256;  // PSS and OAEP
+  int salt_length = kSaltDigestLength;            // PSS: bytes, or one of the constants
+  Bytes label;                                    // OAEP
+};
+
+// An RSA key: a private one (which can do everything) or a public one.
+// Copies share nothing; the private parts are held in wiped memory.
+class RsaKey {
+ public:
+  // PKCS#8 PrivateKeyInfo or PKCS#1 RSAPrivateKey; SubjectPublicKeyInfo or
+  // PKCS#1 RSAPublicKey. Throws InvalidKey naming what it could not read.
+  static RsaKey from_der(Bytes der);
+  // The same in PEM ("-----BEGIN PRIVATE KEY-----", "RSA PRIVATE KEY",
+  // "PUBLIC KEY", "RSA PUBLIC KEY"); unencrypted only.
+  static RsaKey from_pem(std::string_view pem);
+  // Big-endian integers. n and e alone: a public key. With d: a private
+  // key; the CRT components may be left empty and are then derived from
+  // n, e and d (as CAVP's vectors give keys).
+  struct Components {
+    Bytes n, e, d, p, q, dp, dq, qinv;
+  };
+  static RsaKey from_components(const Components& components);
+  // A fresh key of `bits` (2048, 3072, 4096) with e = 65537.
+  static RsaKey generate(std::size_t bits);
+
+  std::size_t bits() const noexcept { return bits_; }
+  std::size_t size() const noexcept;  // modulus bytes: signature and ciphertext length
+  bool has_private() const noexcept;
+  // The algorithm row of this key's modulus. Throws Unsupported for sizes
+  // without one.
+  const Algorithm& algorithm() const;
+  RsaKey public_key() const;
+  std::vector<std::uint8_t> public_der() const;  // SubjectPublicKeyInfo
+  // What drivers receive (cryptoaccel/driver/rsa_key_blob.hpp).
+  Bytes blob() const noexcept { return blob_.span(); }
+
+ private:
+  RsaKey(SecretBytes blob, std::size_t bits) : blob_(std::move(blob)), bits_(bits) {}
+  SecretBytes blob_;
+  std::size_t bits_ = 0;
+};
+
+class RsaSession : public Session {
+ public:
+  explicit RsaSession(const RsaKey& key, const SessionOptions& options = {});
+
+  std::size_t size() const noexcept { return algorithm().output_size; }
+  bool has_private() const noexcept { return has_private_; }
+
+  // `digest` is the digest of the message, made with parameters.digest (PSS,
+  // PKCS#1), or any input up to size() - 11 bytes for kNoDigest. The
+  // signature is size() bytes.
+  void sign(const RsaParameters& parameters, Bytes digest, MutableBytes signature);
+  std::vector<std::uint8_t> sign(const RsaParameters& parameters, Bytes digest);
+  // False when the signature does not match; throws only for bad arguments.
+  bool verify(const RsaParameters& parameters, Bytes digest, Bytes signature);
+  // `out` is size() bytes; `in` at most size() - 11 (PKCS#1) or
+  // size() - 2 * hash - 2 (OAEP).
+  void encrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);
+  std::vector<std::uint8_t> encrypt(const RsaParameters& parameters, Bytes in);
+  // `in` is size() bytes; returns the plaintext's length in `out` (size()
+  // bytes are always enough). Every ciphertext whose padding is wrong
+  // throws the same DecryptionFailed, with `out` wiped.
+  std::size_t decrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);
+  std::vector<std::uint8_t> decrypt(const RsaParameters& parameters, Bytes in);
+
+ private:
+  void need_private(std::string_view operation) const;
+  void check_parameters(const RsaParameters& parameters, bool signature) const;
+  ErrorCode run(Operation op, const RsaParameters& parameters, Bytes in, MutableBytes out,
+                MutableBytes tag);
+  bool has_private_ = false;
+};
+
+}  // namespace cryptoaccel
