@@ -1,5 +1,7 @@
 #include "openssl_default.hpp"
 
+#include <openssl/err.h>
+
 #include <sstream>
 
 #include "cryptoaccel/error.hpp"
@@ -14,10 +16,16 @@ OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
     OSSL_LIB_CTX_free(libctx_);
     throw DriverFailure("cryptoaccel provider: OpenSSL's default provider did not load");
   }
+  // Where it is installed, the legacy provider too: an RSA signature over
+  // MDC2 or MD4 (which the default provider's RSA fetches here) works as
+  // it does without cryptoaccel. Without it they fail as they would there.
+  legacy_ = OSSL_PROVIDER_try_load(libctx_, "legacy", 1);
+  ERR_clear_error();
 }
 
 OpenSslDefault::~OpenSslDefault() {
   for (auto& [name, cipher] : ciphers_) EVP_CIPHER_free(cipher);
+  if (legacy_ != nullptr) OSSL_PROVIDER_unload(legacy_);
   OSSL_PROVIDER_unload(default_);
   OSSL_LIB_CTX_free(libctx_);
 }

@@ -57,6 +57,7 @@ class OpenSslDefault {
  private:
   OSSL_LIB_CTX* libctx_ = nullptr;
   OSSL_PROVIDER* default_ = nullptr;  // loaded in libctx_, kept for its tables
+  OSSL_PROVIDER* legacy_ = nullptr;   // loaded where installed; may be null
   mutable std::mutex mutex_;
   std::map<std::string, EVP_CIPHER*, std::less<>> ciphers_;
   struct Usage {

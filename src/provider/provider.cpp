@@ -15,6 +15,7 @@
 #include "function_tables.hpp"
 #include "provider_context.hpp"
 #include "rand_seed.hpp"
+#include "rsa_provider.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -63,6 +64,15 @@ void build_tables(ProviderContext& pc) {
         break;  // the key management, signature and cipher below serve every size
     }
   }
+  // RSA: one key type, signature and cipher for every size, wrapping
+  // OpenSSL's default (rsa_provider.hpp).
+  const bool any_rsa = pc.offers(AlgorithmId::rsa2048) || pc.offers(AlgorithmId::rsa3072) ||
+                       pc.offers(AlgorithmId::rsa4096);
+  if (any_rsa && pc.rsa_inner().complete()) {
+    pc.keymgmts.push_back({kRsaNames, kProperties, rsa_keymgmt_functions(), nullptr});
+    pc.signatures.push_back({kRsaNames, kProperties, rsa_signature_functions(), nullptr});
+    pc.asym_ciphers.push_back({kRsaNames, kProperties, rsa_asym_cipher_functions(), nullptr});
+  }
   if (any_hmac) {
     const OSSL_DISPATCH* direct = pc.forwarding().hmac_table();
     pc.macs.push_back({"HMAC", kProperties, direct ? direct : hmac_functions(), nullptr});
@@ -71,7 +81,8 @@ void build_tables(ProviderContext& pc) {
   // asks for a seed, and a failure then is reported (docs/rng.md).
   pc.rands.push_back({kSeedName, kProperties, seed_functions(),
                       "cryptoaccel seed source: a hardware RNG through SP 800-90B health tests"});
-  for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs, &pc.rands})
+  for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs, &pc.rands, &pc.keymgmts, &pc.signatures,
+                     &pc.asym_ciphers})
     list->push_back({nullptr, nullptr, nullptr, nullptr});
 }
 
@@ -87,6 +98,12 @@ const OSSL_ALGORITHM* query(void* provctx, int operation, int* no_store) {
       return pc->macs.data();
     case OSSL_OP_RAND:
       return pc->rands.data();
+    case OSSL_OP_KEYMGMT:
+      return pc->keymgmts.data();
+    case OSSL_OP_SIGNATURE:
+      return pc->signatures.data();
+    case OSSL_OP_ASYM_CIPHER:
+      return pc->asym_ciphers.data();
     default:
       return nullptr;
   }

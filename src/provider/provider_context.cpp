@@ -1,5 +1,7 @@
 #include "provider_context.hpp"
 
+#include "rsa_provider.hpp"
+
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
@@ -151,6 +153,7 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
     offered_[index_of(a.id)] = offered;
   }
   forwarding_ = direct_path(drivers);
+  rsa_inner_ = std::make_shared<RsaInner>(*this);
 }
 
 // Does a driver that gathers serve `a` where the provider waits for bursts

@@ -21,6 +21,8 @@
 
 namespace cryptoaccel::provider {
 
+struct RsaInner;  // rsa_provider.hpp
+
 // Settings from the provider's section of openssl.cnf (keys `policy`,
 // `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`,
 // `gather`); see
@@ -68,7 +70,10 @@ class ProviderContext {
   bool offers(AlgorithmId id) const noexcept { return offered_[index_of(id)]; }
 
   // What query_operation answers, per operation (filled by provider.cpp).
-  std::vector<OSSL_ALGORITHM> ciphers, digests, macs, rands;
+  std::vector<OSSL_ALGORITHM> ciphers, digests, macs, rands, keymgmts, signatures, asym_ciphers;
+
+  // The default provider's RSA implementations that ours wrap.
+  RsaInner& rsa_inner() noexcept { return *rsa_inner_; }
 
   // The source of the seed source CRYPTOACCEL-SEED, shared by its contexts.
   SeedSource& seed() noexcept { return seed_; }
@@ -105,6 +110,7 @@ class ProviderContext {
   SeedSource seed_;
   OpenSslDefault openssl_default_;
   std::unique_ptr<Forwarding> forwarding_;
+  std::shared_ptr<RsaInner> rsa_inner_;
   std::mutex param_mutex_;
   std::array<std::string, static_cast<std::size_t>(ParamText::count)> param_texts_;
 };

@@ -1,0 +1,280 @@
+// RSA signatures: OpenSSL's default context keeps the parameters (and
+// answers for them: AlgorithmIdentifiers, salt lengths); sign and verify
+// read them back and, where the library serves them, run on a session of
+// the key through the dispatcher. EVP_DigestSign's hashing is ours, in the
+// provider's own library context.
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/rsa.h>
+
+#include <array>
+#include <cstring>
+
+#include "errors.hpp"
+#include "function_tables.hpp"
+#include "rsa_operation.hpp"
+#include "rsa_provider.hpp"
+
+namespace cryptoaccel::provider {
+namespace {
+
+struct Functions {
+  explicit Functions(const OSSL_DISPATCH* t)
+      : newctx(inner_function<OSSL_FUNC_signature_newctx_fn>(t, OSSL_FUNC_SIGNATURE_NEWCTX)),
+        freectx(inner_function<OSSL_FUNC_signature_freectx_fn>(t, OSSL_FUNC_SIGNATURE_FREECTX)),
+        dupctx(inner_function<OSSL_FUNC_signature_dupctx_fn>(t, OSSL_FUNC_SIGNATURE_DUPCTX)),
+        sign_init(
+            inner_function<OSSL_FUNC_signature_sign_init_fn>(t, OSSL_FUNC_SIGNATURE_SIGN_INIT)),
+        sign(inner_function<OSSL_FUNC_signature_sign_fn>(t, OSSL_FUNC_SIGNATURE_SIGN)),
+        verify_init(
+            inner_function<OSSL_FUNC_signature_verify_init_fn>(t, OSSL_FUNC_SIGNATURE_VERIFY_INIT)),
+        verify(inner_function<OSSL_FUNC_signature_verify_fn>(t, OSSL_FUNC_SIGNATURE_VERIFY)),
+        verify_recover_init(inner_function<OSSL_FUNC_signature_verify_recover_init_fn>(
+            t, OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT)),
+        verify_recover(inner_function<OSSL_FUNC_signature_verify_recover_fn>(
+            t, OSSL_FUNC_SIGNATURE_VERIFY_RECOVER)),
+        digest_sign_init(inner_function<OSSL_FUNC_signature_digest_sign_init_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT)),
+        digest_verify_init(inner_function<OSSL_FUNC_signature_digest_verify_init_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT)),
+        get_ctx_params(inner_function<OSSL_FUNC_signature_get_ctx_params_fn>(
+            t, OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS)),
+        gettable_ctx_params(inner_function<OSSL_FUNC_signature_gettable_ctx_params_fn>(
+            t, OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS)),
+        set_ctx_params(inner_function<OSSL_FUNC_signature_set_ctx_params_fn>(
+            t, OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS)),
+        settable_ctx_params(inner_function<OSSL_FUNC_signature_settable_ctx_params_fn>(
+            t, OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS)) {}
+  OSSL_FUNC_signature_newctx_fn* newctx;
+  OSSL_FUNC_signature_freectx_fn* freectx;
+  OSSL_FUNC_signature_dupctx_fn* dupctx;
+  OSSL_FUNC_signature_sign_init_fn* sign_init;
+  OSSL_FUNC_signature_sign_fn* sign;
+  OSSL_FUNC_signature_verify_init_fn* verify_init;
+  OSSL_FUNC_signature_verify_fn* verify;
+  OSSL_FUNC_signature_verify_recover_init_fn* verify_recover_init;
+  OSSL_FUNC_signature_verify_recover_fn* verify_recover;
+  OSSL_FUNC_signature_digest_sign_init_fn* digest_sign_init;
+  OSSL_FUNC_signature_digest_verify_init_fn* digest_verify_init;
+  OSSL_FUNC_signature_get_ctx_params_fn* get_ctx_params;
+  OSSL_FUNC_signature_gettable_ctx_params_fn* gettable_ctx_params;
+  OSSL_FUNC_signature_set_ctx_params_fn* set_ctx_params;
+  OSSL_FUNC_signature_settable_ctx_params_fn* settable_ctx_params;
+};
+
+// One libcrypto, one default provider: the first instance's table serves all.
+const Functions& fns(ProviderContext& pc) {
+  static const Functions f(rsa_inner(pc).signature);
+  return f;
+}
+
+// Owns the default's context: never copied, only made with new.
+struct Context : RsaOperation {
+  EVP_MD_CTX* md = nullptr;  // EVP_DigestSign/Verify's running hash
+  ~Context() {
+    if (inner != nullptr) fns(*pc).freectx(inner);
+    EVP_MD_CTX_free(md);
+  }
+};
+
+Context* ctx_of(void* c) {
+  return static_cast<Context*>(c);
+}
+
+// The request the default context's parameters describe, where the library
+// serves it.
+std::optional<RsaParameters> routed(Context& c) {
+  int pad = 0, salt = 0;
+  std::array<char, 64> md{}, mgf1{};
+  OSSL_PARAM query[] = {
+      OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PAD_MODE, &pad),
+      OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, md.data(), md.size()),
+      OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, mgf1.data(), mgf1.size()),
+      OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, &salt), OSSL_PARAM_END};
+  if (fns(*c.pc).get_ctx_params(c.inner, query) != 1) return std::nullopt;
+  const auto digest = digest_named(md.data());
+  if (!digest) return std::nullopt;
+  if (pad == RSA_PKCS1_PADDING)
+    return RsaParameters{.padding = RsaPadding::pkcs1, .digest = *digest};
+  if (pad != RSA_PKCS1_PSS_PADDING || *digest == kNoDigest || salt < kSaltMaximum)
+    return std::nullopt;
+  const auto mask = mgf1[0] == '\0' ? digest : digest_named(mgf1.data());
+  if (!mask || *mask == kNoDigest) return std::nullopt;
+  return RsaParameters{
+      .padding = RsaPadding::pss, .digest = *digest, .mgf1_digest = *mask, .salt_length = salt};
+}
+
+void* newctx(void* provctx, const char*) {
+  auto* pc = static_cast<ProviderContext*>(provctx);
+  return guarded(pc, static_cast<void*>(nullptr), [&]() -> void* {
+    // No property query reaches the default context: it holds only OpenSSL's
+    // default provider, which "provider=cryptoaccel" would never find.
+    void* inner = fns(*pc).newctx(rsa_inner(*pc).provctx, nullptr);
+    if (inner == nullptr) return nullptr;
+    return new Context{{pc, inner}};
+  });
+}
+
+void freectx(void* c) {
+  delete ctx_of(c);
+}
+
+void* dupctx(void* c) {
+  Context& from = *ctx_of(c);
+  return guarded(from.pc, static_cast<void*>(nullptr), [&]() -> void* {
+    void* inner = fns(*from.pc).dupctx(from.inner);
+    if (inner == nullptr) return nullptr;
+    std::unique_ptr<Context> copy(new Context{{from.pc, inner}});
+    copy->key = from.key;
+    if (from.md != nullptr) {
+      copy->md = EVP_MD_CTX_new();
+      if (copy->md == nullptr || EVP_MD_CTX_copy_ex(copy->md, from.md) != 1) return nullptr;
+    }
+    return copy.release();
+  });
+}
+
+int sign_init(void* c, void* provkey, const OSSL_PARAM params[]) {
+  Context& x = *ctx_of(c);
+  x.adopt(provkey);
+  const ParamsWithoutProperties own(params);
+  return fns(*x.pc).sign_init(x.inner, inner_key(provkey), own.get());
+}
+
+int verify_init(void* c, void* provkey, const OSSL_PARAM params[]) {
+  Context& x = *ctx_of(c);
+  x.adopt(provkey);
+  const ParamsWithoutProperties own(params);
+  return fns(*x.pc).verify_init(x.inner, inner_key(provkey), own.get());
+}
+
+int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
+         size_t tbslen) {
+  Context& x = *ctx_of(c);
+  if (sig == nullptr || x.key == nullptr)
+    return fns(*x.pc).sign(x.inner, sig, siglen, sigsize, tbs, tbslen);
+  return guarded(x.pc, 0, [&] {
+    const auto parameters = routed(x);
+    auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
+    if (!session || !session->has_private())
+      return fns(*x.pc).sign(x.inner, sig, siglen, sigsize, tbs, tbslen);
+    if (sigsize < session->size()) {
+      CRYPTOACCEL_RAISE(x.pc, kReasonOutputTooSmall, "RSA signature: %zu bytes, the buffer %zu",
+                        session->size(), sigsize);
+      return 0;
+    }
+    session->sign(*parameters, Bytes(tbs, tbslen), MutableBytes(sig, session->size()));
+    *siglen = session->size();
+    return 1;
+  });
+}
+
+int verify(void* c, const unsigned char* sig, size_t siglen, const unsigned char* tbs,
+           size_t tbslen) {
+  Context& x = *ctx_of(c);
+  if (x.key == nullptr) return fns(*x.pc).verify(x.inner, sig, siglen, tbs, tbslen);
+  return guarded(x.pc, 0, [&] {
+    const auto parameters = routed(x);
+    auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
+    if (!session) return fns(*x.pc).verify(x.inner, sig, siglen, tbs, tbslen);
+    return session->verify(*parameters, Bytes(tbs, tbslen), Bytes(sig, siglen)) ? 1 : 0;
+  });
+}
+
+int verify_recover_init(void* c, void* provkey, const OSSL_PARAM params[]) {
+  Context& x = *ctx_of(c);
+  x.adopt(provkey);
+  const ParamsWithoutProperties own(params);
+  return fns(*x.pc).verify_recover_init(x.inner, inner_key(provkey), own.get());
+}
+
+int verify_recover(void* c, unsigned char* rout, size_t* routlen, size_t routsize,
+                   const unsigned char* sig, size_t siglen) {
+  Context& x = *ctx_of(c);
+  return fns(*x.pc).verify_recover(x.inner, rout, routlen, routsize, sig, siglen);
+}
+
+// EVP_DigestSign/Verify: the default context is set up for the digest (it
+// checks the name and keeps what its parameters report); the hashing is ours.
+int digest_init(Context& x, const char* mdname, void* provkey, const OSSL_PARAM params[],
+                bool signing) {
+  x.adopt(provkey);
+  const ParamsWithoutProperties own(params);
+  const int ok =
+      signing ? fns(*x.pc).digest_sign_init(x.inner, mdname, inner_key(provkey), own.get())
+              : fns(*x.pc).digest_verify_init(x.inner, mdname, inner_key(provkey), own.get());
+  if (ok != 1) return ok;
+  std::array<char, 64> name{};
+  OSSL_PARAM query[] = {
+      OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, name.data(), name.size()),
+      OSSL_PARAM_END};
+  if (fns(*x.pc).get_ctx_params(x.inner, query) != 1 || name[0] == '\0') return 0;
+  EVP_MD* md = EVP_MD_fetch(x.pc->openssl_default().libctx(), name.data(), nullptr);
+  if (md == nullptr) return 0;
+  if (x.md == nullptr) x.md = EVP_MD_CTX_new();
+  const int init = x.md != nullptr && EVP_DigestInit_ex2(x.md, md, nullptr) == 1;
+  EVP_MD_free(md);
+  return init;
+}
+
+int digest_sign_init(void* c, const char* mdname, void* provkey, const OSSL_PARAM params[]) {
+  return digest_init(*ctx_of(c), mdname, provkey, params, true);
+}
+
+int digest_verify_init(void* c, const char* mdname, void* provkey, const OSSL_PARAM params[]) {
+  return digest_init(*ctx_of(c), mdname, provkey, params, false);
+}
+
+int digest_update(void* c, const unsigned char* data, size_t datalen) {
+  Context& x = *ctx_of(c);
+  return x.md != nullptr && EVP_DigestUpdate(x.md, data, datalen) == 1;
+}
+
+int digest_sign_final(void* c, unsigned char* sig, size_t* siglen, size_t sigsize) {
+  Context& x = *ctx_of(c);
+  if (sig == nullptr) return fns(*x.pc).sign(x.inner, nullptr, siglen, 0, nullptr, 0);
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (x.md == nullptr || EVP_DigestFinal_ex(x.md, digest.data(), &length) != 1) return 0;
+  return sign(c, sig, siglen, sigsize, digest.data(), length);
+}
+
+int digest_verify_final(void* c, const unsigned char* sig, size_t siglen) {
+  Context& x = *ctx_of(c);
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (x.md == nullptr || EVP_DigestFinal_ex(x.md, digest.data(), &length) != 1) return 0;
+  return verify(c, sig, siglen, digest.data(), length);
+}
+
+using Parameters = ForwardedParameters<Context, Functions, fns>;
+
+}  // namespace
+
+const OSSL_DISPATCH* rsa_signature_functions() noexcept {
+  static const OSSL_DISPATCH table[] = {
+      entry(OSSL_FUNC_SIGNATURE_NEWCTX, &newctx),
+      entry(OSSL_FUNC_SIGNATURE_FREECTX, &freectx),
+      entry(OSSL_FUNC_SIGNATURE_DUPCTX, &dupctx),
+      entry(OSSL_FUNC_SIGNATURE_SIGN_INIT, &sign_init),
+      entry(OSSL_FUNC_SIGNATURE_SIGN, &sign),
+      entry(OSSL_FUNC_SIGNATURE_VERIFY_INIT, &verify_init),
+      entry(OSSL_FUNC_SIGNATURE_VERIFY, &verify),
+      entry(OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT, &verify_recover_init),
+      entry(OSSL_FUNC_SIGNATURE_VERIFY_RECOVER, &verify_recover),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, &digest_sign_init),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, &digest_update),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, &digest_sign_final),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, &digest_verify_init),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, &digest_update),
+      entry(OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, &digest_verify_final),
+      entry(OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, &Parameters::get),
+      entry(OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, &Parameters::gettable),
+      entry(OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, &Parameters::set),
+      entry(OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, &Parameters::settable),
+      kEnd};
+  return table;
+}
+
+}  // namespace cryptoaccel::provider
