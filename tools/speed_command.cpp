@@ -10,6 +10,7 @@
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "speed/measure.hpp"
 #include "speed/report.hpp"
+#include "speed/rsa_speed.hpp"
 #include "speed/speed_options.hpp"
 #include "speed/verify.hpp"
 
@@ -62,12 +63,72 @@ std::vector<DriverChoice> drivers_for(const std::string& wanted, const Algorithm
   throw NotFound("no driver named '" + wanted + "' (`cryptoaccel list` shows the drivers)");
 }
 
+// The operations `driver` takes for `a` ("auto": every one, by someone).
+std::uint8_t operations_of(const std::string& driver, const Algorithm& a,
+                           const std::vector<DriverInfo>& drivers) {
+  for (const DriverInfo& d : drivers)
+    if (d.name == driver)
+      for (const Capability& c : d.capabilities)
+        if (c.algorithm == a.id) return c.operations;
+  return kEveryOperation;
+}
+
+// RSA: a key per size, then each driver's figures; the table after the
+// ciphers'. Returns the verification failures.
+std::vector<std::string> run_rsa(const SpeedOptions& options,
+                                 const std::vector<const Algorithm*>& sizes,
+                                 const std::vector<DriverInfo>& drivers) {
+  std::vector<RsaMeasurement> all;
+  std::vector<std::string> failures;
+  const bool with_driver = options.driver != "auto";
+  for (const Algorithm* a : sizes) {
+    const auto choices = drivers_for(options.driver, *a, drivers);
+    fmt::print(stderr, "Generating a {}-bit RSA key\n", a->output_size * 8);
+    const RsaKey key = RsaKey::generate(a->output_size * 8);
+    for (const DriverChoice& choice : choices) {
+      if (g_interrupted) break;
+      const std::uint8_t operations = operations_of(choice.name, *a, drivers);
+      if (!options.no_verify && choice.verifiable)
+        if (auto problem = verify_rsa(key, choice.name, operations)) {
+          const std::string text = fmt::format("{} on {}: {}", a->name, choice.name, *problem);
+          fmt::print(stderr, "cryptoaccel speed: VERIFICATION FAILED: {}\n", text);
+          failures.push_back(text);
+        }
+      fmt::print(stderr, "Doing {} bits private and public RSA operations for {}s{}\n",
+                 a->output_size * 8, options.seconds,
+                 with_driver ? " on " + choice.name : std::string());
+      all.push_back(measure_rsa(key, choice.name, operations, options.seconds, g_interrupted));
+    }
+  }
+  print_rsa(all, stdout, options.machine_readable, with_driver);
+  return failures;
+}
+
 int run_speed(SpeedOptions& options) {
   validate(options);
   const auto drivers = Framework::global().drivers();
   std::vector<std::pair<const Algorithm*, std::vector<DriverChoice>>> plan;
+  std::vector<const Algorithm*> rsa;
   for (const Algorithm* a : options.algorithms)
-    plan.emplace_back(a, drivers_for(options.driver, *a, drivers));
+    if (a->kind == AlgorithmKind::public_key)
+      rsa.push_back(a);
+    else
+      plan.emplace_back(a, drivers_for(options.driver, *a, drivers));
+  if (!rsa.empty() && options.format != Format::openssl)
+    throw InvalidArgument(
+        "RSA's figures print in openssl speed's format only (-mr for "
+        "machine-readable lines)");
+  if (plan.empty()) {
+    struct sigaction action {
+    }, previous{};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous);
+    const auto failures = run_rsa(options, rsa, drivers);
+    sigaction(SIGINT, &previous, nullptr);
+    if (g_interrupted) return 130;
+    return failures.empty() ? 0 : 1;
+  }
 
   Report report;
   report.sizes = options.sizes;
@@ -143,6 +204,12 @@ int run_speed(SpeedOptions& options) {
   if (!options.plot.empty() && !report.measurements.empty()) {
     write_plot(report, options.plot);
     fmt::print(stderr, "plot written to {}\n", options.plot);
+  }
+  if (!rsa.empty() && !report.interrupted) {
+    fmt::print(stdout, "\n");
+    for (std::string& failure : run_rsa(options, rsa, drivers))
+      report.verification_failures.push_back(std::move(failure));
+    report.interrupted = g_interrupted;
   }
   if (report.interrupted) return 130;
   if (!report.verification_failures.empty()) {

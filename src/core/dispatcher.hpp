@@ -123,6 +123,7 @@ class Dispatcher {
 // Does `capability` cover this request's lengths?
 inline bool covers(const Capability& capability, const Request& request) noexcept {
   return request.in.size() <= capability.max_request &&
+         (capability.operations & operation_bit(request.op)) != 0 &&
          (request.in.size() & (capability.input_multiple - 1)) == 0 &&
          capability.iv_sizes.contains(request.iv.size()) &&
          (request.tag.empty() || capability.tag_sizes.contains(request.tag.size()));
@@ -139,7 +140,8 @@ inline bool covers_every_checked(const Capability& capability, const Algorithm& 
   const bool multiple_kept =
       capability.input_multiple == 1 ||
       (a.kind == AlgorithmKind::cipher && a.input_multiple % capability.input_multiple == 0);
-  return multiple_kept && within(a.iv_sizes, capability.iv_sizes) &&
+  return multiple_kept && capability.operations == kEveryOperation &&
+         within(a.iv_sizes, capability.iv_sizes) &&
          (a.kind != AlgorithmKind::aead || within(a.tag_sizes, capability.tag_sizes));
 }
 

@@ -36,10 +36,12 @@ void RsaSession::check_parameters(const RsaParameters& p, bool signature) const 
   if (signature ? p.padding == RsaPadding::oaep : p.padding == RsaPadding::pss)
     throw InvalidArgument(prefix(a) + std::string(to_string(p.padding)) +
                           (signature ? " is an encryption padding" : " is a signature padding"));
+  // PKCS#1 v1.5 encryption uses no digest; its signatures may go without.
+  const bool digest_unused = !signature && p.padding == RsaPadding::pkcs1;
   const bool digest_optional = signature && p.padding == RsaPadding::pkcs1;
-  if (p.digest == kNoDigest
-          ? !digest_optional
-          : index_of(p.digest) >= kAlgorithmCount || digest_row(p.digest) == nullptr)
+  if (!digest_unused && (p.digest == kNoDigest ? !digest_optional
+                                               : index_of(p.digest) >= kAlgorithmCount ||
+                                                     digest_row(p.digest) == nullptr))
     throw InvalidArgument(prefix(a) + "the digest must be one of the digests" +
                           (digest_optional ? " or none" : ""));
   if (p.padding != RsaPadding::pkcs1 &&

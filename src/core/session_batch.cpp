@@ -161,7 +161,10 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
   while (i < batch.size()) {
     DriverSession* session = nullptr;
     RegisteredDriver* driver = first_choice(batch[i], avoid, session);
-    if (driver == nullptr) {
+    // A driver that takes only some operations may decline: one at a time,
+    // through the path that moves a declined request on.
+    if (driver == nullptr ||
+        driver->enabled[index_of(algorithm_.id)]->operations != kEveryOperation) {
       record_server(i, nullptr);
       record_server(i, run_alone(batch[i], avoid));  // reports why no driver can take it
       if (batch[i].status == ErrorCode::ok) ++ok;

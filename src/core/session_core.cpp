@@ -137,23 +137,29 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
   return slot.session.get();
 }
 
-bool SessionCore::attempt(RegisteredDriver& driver, DriverSession& session, Request& request) {
+SessionCore::Attempt SessionCore::attempt(RegisteredDriver& driver, DriverSession& session,
+                                          Request& request) {
   request.continues = request.continues && &session == last_session_;
   request.status = ErrorCode::ok;
   {
     const InFlightCount in_flight(driver, 1);
     session.process_one(request);
   }
+  if (request.status == ErrorCode::unsupported && pinned_ == nullptr &&
+      driver.enabled[index_of(algorithm_.id)]->operations != kEveryOperation) {
+    request.status = ErrorCode::ok;
+    return Attempt::declined;
+  }
   if (request.status != ErrorCode::driver_failure) {
     driver.health.succeeded();
     count(&driver, request.in.size());
     last_session_ = &session;
-    return true;
+    return Attempt::served;
   }
   ++slots_[driver.index].failures;
   driver.health.failed();
   last_session_ = nullptr;
-  return false;
+  return Attempt::failed;
 }
 
 ErrorCode SessionCore::run_after_failure(Request& request) {
@@ -210,12 +216,13 @@ ErrorCode SessionCore::run_on_hardware(Request& request) {
   const bool chain = request.continues;
   if (overflows_to_software(device)) {
     // Other threads keep the device busy: software is sooner.
-    if (attempt(*route_.overflow, *route_.overflow_session, request)) return request.status;
+    if (attempt(*route_.overflow, *route_.overflow_session, request) == Attempt::served)
+      return request.status;
     if (overlaps(request)) throw_failure();  // its input may be lost
     // The device takes it after all.
     request.continues = chain;
   }
-  if (attempt(device, *route_.session, request)) return request.status;
+  if (attempt(device, *route_.session, request) == Attempt::served) return request.status;
   return reroute_after_failure(request);
 }
 
@@ -261,11 +268,15 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     if (!covers(*capability, request) || !capability->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);
     if (session == nullptr) continue;
+    const Attempt outcome = attempt(*driver, *session, request);
+    if (outcome == Attempt::declined) continue;
     attempted = true;
-    if (attempt(*driver, *session, request)) {
+    if (outcome == Attempt::served) {
       // Only a first choice is cached: whatever it covers in its size range,
-      // it would be chosen for anyway.
-      if (std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end())
+      // it would be chosen for anyway. A driver that takes only some
+      // operations never is: the route would not ask which.
+      if (capability->operations == kEveryOperation &&
+          std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end())
         cache_route(*driver, *session, *capability, request);
       return request.status;
     }

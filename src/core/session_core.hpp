@@ -124,9 +124,11 @@ class SessionCore {
   // In order of preference, the drivers in quarantine last.
   void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
   // Runs one request on `driver` and accounts for it: the driver's health,
-  // this session's counters, the session that served last. Returns whether
-  // the driver served it (any status but driver_failure).
-  bool attempt(RegisteredDriver& driver, DriverSession& session, Request& request);
+  // this session's counters, the session that served last. Whether the
+  // driver served it (any status but driver_failure), failed, or declined
+  // it (`unsupported` from a driver that takes only some requests).
+  enum class Attempt : std::uint8_t { served, failed, declined };
+  Attempt attempt(RegisteredDriver& driver, DriverSession& session, Request& request);
   // Walks the dispatcher's candidates from the first; caches the route.
   ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr);
   void cache_route(RegisteredDriver& driver, DriverSession& session, const Capability& capability,

@@ -26,6 +26,12 @@ std::string_view to_string(DriverKind kind) noexcept;
 // What a driver can do for one algorithm. Lengths are in bytes and may be
 // narrower than the algorithm allows (a kernel driver that takes 12-byte GCM
 // nonces only); the dispatcher routes other requests elsewhere.
+// Every Operation, as Capability::operations counts them (1 << op).
+inline constexpr std::uint8_t kEveryOperation = 0xff;
+constexpr std::uint8_t operation_bit(Operation op) noexcept {
+  return static_cast<std::uint8_t>(1u << static_cast<unsigned>(op));
+}
+
 struct Capability {
   AlgorithmId algorithm;
   SizeRange key_sizes;
@@ -37,6 +43,12 @@ struct Capability {
   // algorithm says so here: cryptodev-linux takes XTS only in whole blocks,
   // where OpenSSL and the kernel's xts(aes) steal ciphertext for the rest.
   std::size_t input_multiple = 1;
+  // The operations it takes (operation_bit()s). A driver that takes only
+  // some (a kernel's pkcs1pad(rsa) encrypts and decrypts, and signs with
+  // no other implementation) may also decline a request of those with the
+  // status `unsupported` (a padding it lacks): the request then goes to
+  // the next driver, as if this one had not been a candidate.
+  std::uint8_t operations = kEveryOperation;
 };
 
 // Everything of a driver that the framework needs besides its code.

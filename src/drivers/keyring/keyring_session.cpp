@@ -1,0 +1,155 @@
+// Requests on a kernel key. With enc=raw the kernel computes m^d or m^e
+// mod n and this side pads (cryptoaccel/driver/rsa_padding.hpp); with
+// enc=pkcs1 the kernel's pkcs1pad(rsa) pads. The raw results come back
+// without their leading zero bytes (the kernel writes the number, not the
+// octet string): they are put back before decoding.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cryptoaccel/driver/rsa_key_blob.hpp"
+#include "cryptoaccel/driver/rsa_padding.hpp"
+#include "keyring_session.hpp"
+
+namespace cryptoaccel::keyring {
+namespace {
+
+constexpr const char* kRaw = "enc=raw";
+constexpr const char* kPkcs1 = "enc=pkcs1";
+
+// A key revoked (or gone) underneath the session: the caller's doing, not
+// the driver's, so nothing is moved elsewhere with it.
+bool key_withdrawn(int error) noexcept {
+  return error == EKEYREVOKED || error == ENOKEY || error == EKEYEXPIRED;
+}
+
+// Moves a result of `length` bytes to the end of `out` and zeros the front.
+void right_align(std::span<std::uint8_t> out, std::size_t length) noexcept {
+  if (length >= out.size()) return;
+  const std::size_t gap = out.size() - length;
+  std::copy_backward(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(length), out.end());
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(gap), 0);
+}
+
+class KeyringSession final : public DriverSession {
+ public:
+  KeyringSession(KeySerial key, KeySerial ring, std::size_t bits, Reach reach)
+      : key_(key, ring), bits_(bits), bytes_((bits + 7) / 8), reach_(reach), scratch_(bytes_) {}
+  ~KeyringSession() override { secure_wipe(scratch_.data(), scratch_.size()); }
+
+  std::size_t process(std::span<Request> batch) noexcept override {
+    for (Request& r : batch) r.status = run(r);
+    return batch.size();
+  }
+
+ private:
+  ErrorCode run(Request& r) noexcept {
+    if (r.rsa == nullptr) return ErrorCode::invalid_argument;
+    return reach_ == Reach::raw ? run_raw(r) : run_pkcs1(r);
+  }
+
+  // m^d (decrypt) or m^e (encrypt) into `out` (a whole modulus).
+  ErrorCode raw(PkeyOperation op, std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+    const KeyResult r = pkey(op, key_.serial(), kRaw, in, out);
+    if (!r) return key_withdrawn(r.error) ? ErrorCode::invalid_key : ErrorCode::driver_failure;
+    right_align(out, static_cast<std::size_t>(r.value));
+    return ErrorCode::ok;
+  }
+
+  ErrorCode run_raw(Request& r) noexcept {
+    const RsaParameters& p = *r.rsa;
+    const std::span<std::uint8_t> em(scratch_);
+    switch (r.op) {
+      case Operation::sign: {
+        const ErrorCode e = rsa_padding::encode_signature(p, r.in, bits_, em);
+        return e != ErrorCode::ok ? e : raw(PkeyOperation::decrypt, em, r.out);
+      }
+      case Operation::verify: {
+        // A signature not below the modulus is refused by the kernel: not valid.
+        if (raw(PkeyOperation::encrypt, r.tag, em) != ErrorCode::ok)
+          return ErrorCode::authentication_failed;
+        return rsa_padding::verify_signature(p, r.in, bits_, em) ? ErrorCode::ok
+                                                                 : ErrorCode::authentication_failed;
+      }
+      case Operation::encrypt: {
+        const ErrorCode e = rsa_padding::encode_encryption(p, r.in, em);
+        return e != ErrorCode::ok ? e : raw(PkeyOperation::encrypt, em, r.out);
+      }
+      case Operation::decrypt: {
+        const ErrorCode e = raw(PkeyOperation::decrypt, r.in, em);
+        // A ciphertext not below the modulus is one more bad ciphertext.
+        if (e == ErrorCode::driver_failure) {
+          secure_wipe(r.out.data(), r.out.size());
+          r.out_length = 0;
+          return ErrorCode::decryption_failed;
+        }
+        if (e != ErrorCode::ok) return e;
+        return rsa_padding::decode_encryption(p, em, r.out, r.out_length);
+      }
+      case Operation::digest:
+        break;
+    }
+    return ErrorCode::invalid_argument;
+  }
+
+  // pkcs1pad(rsa): PKCS#1 v1.5 encryption only; anything else is declined
+  // for the next driver.
+  ErrorCode run_pkcs1(Request& r) noexcept {
+    if (r.rsa->padding != RsaPadding::pkcs1) return ErrorCode::unsupported;
+    if (r.op == Operation::encrypt) {
+      const KeyResult k = pkey(PkeyOperation::encrypt, key_.serial(), kPkcs1, r.in, r.out);
+      if (!k) return key_withdrawn(k.error) ? ErrorCode::invalid_key : ErrorCode::driver_failure;
+      right_align(r.out, static_cast<std::size_t>(k.value));
+      return ErrorCode::ok;
+    }
+    if (r.op != Operation::decrypt) return ErrorCode::unsupported;
+    const KeyResult k = pkey(PkeyOperation::decrypt, key_.serial(), kPkcs1, r.in, r.out);
+    if (!k) {
+      secure_wipe(r.out.data(), r.out.size());
+      r.out_length = 0;
+      // EBADMSG and EINVAL are what a bad ciphertext gets; the rest is the kernel's.
+      if (key_withdrawn(k.error)) return ErrorCode::invalid_key;
+      return k.error == EBADMSG || k.error == EINVAL ? ErrorCode::decryption_failed
+                                                     : ErrorCode::driver_failure;
+    }
+    r.out_length = static_cast<std::size_t>(k.value);
+    return ErrorCode::ok;
+  }
+
+  KernelKey key_;
+  std::size_t bits_, bytes_;
+  Reach reach_;
+  std::vector<std::uint8_t> scratch_;
+};
+
+std::string key_description() {
+  static std::atomic<unsigned> counter{0};
+  return "cryptoaccel:" + std::to_string(getpid()) + ":" + std::to_string(counter++);
+}
+
+}  // namespace
+
+std::unique_ptr<DriverSession> open_keyring_session(const Algorithm& algorithm,
+                                                    std::span<const std::uint8_t> blob,
+                                                    KeySerial ring, Reach reach) {
+  const auto view = read_rsa_key_blob(blob);
+  if (!view || view->modulus_bytes != algorithm.output_size)
+    throw InvalidKey("keyring: not a " + std::string(algorithm.name) + " key");
+  if (view->form != RsaKeyForm::private_key)
+    throw Unsupported("keyring: the kernel takes private keys only (PKCS#8)");
+  const KeyResult added = add_private_key(key_description(), view->der, ring);
+  if (!added) throw DriverFailure("keyring: add_key refused the key: " + describe(added.error));
+  const auto serial = static_cast<KeySerial>(added.value);
+  auto session = std::make_unique<KeyringSession>(serial, ring, algorithm.output_size * 8, reach);
+  const KeyResult bits = query_key_bits(serial, kRaw);
+  if (!bits || static_cast<std::size_t>(bits.value) != algorithm.output_size * 8)
+    throw DriverFailure("keyring: the kernel does not report the key as " +
+                        std::string(algorithm.name));
+  return session;
+}
+
+}  // namespace cryptoaccel::keyring
