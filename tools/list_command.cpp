@@ -15,6 +15,43 @@
 namespace cryptoaccel::tools {
 namespace {
 
+// The operations a capability takes, by name: those of the algorithm's
+// kind, less any the driver leaves out (a device's pkcs1pad(rsa) encrypts
+// and decrypts only).
+std::vector<std::string> operation_names(const Capability& c) {
+  const Algorithm& a = algorithm(c.algorithm);
+  std::vector<std::pair<Operation, const char*>> all;
+  switch (a.kind) {
+    case AlgorithmKind::cipher:
+    case AlgorithmKind::aead:
+      all = {{Operation::encrypt, "encrypt"}, {Operation::decrypt, "decrypt"}};
+      break;
+    case AlgorithmKind::digest:
+    case AlgorithmKind::mac:
+      all = {{Operation::digest, "digest"}};
+      break;
+    case AlgorithmKind::public_key:
+      all = {{Operation::sign, "sign"},
+             {Operation::verify, "verify"},
+             {Operation::encrypt, "encrypt"},
+             {Operation::decrypt, "decrypt"}};
+      break;
+  }
+  std::vector<std::string> names;
+  for (const auto& [op, name] : all)
+    if ((c.operations & operation_bit(op)) != 0) names.emplace_back(name);
+  return names;
+}
+
+// "; takes encrypt, decrypt only" where a driver leaves operations out.
+std::string restricted_operations(const Capability& c) {
+  if (c.operations == kEveryOperation) return {};
+  std::string text = "; takes ";
+  const auto names = operation_names(c);
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i != 0 ? ", " : "") + names[i];
+  return text + " only";
+}
+
 struct ListOptions {
   bool json = false;
   bool verbose = false;
@@ -66,7 +103,8 @@ nlohmann::json to_json(const Framework& framework) {
                       {"iv_bytes", size_json(c.iv_sizes)},
                       {"tag_bytes", size_json(c.tag_sizes)},
                       {"max_request_bytes", c.max_request},
-                      {"input_multiple_bytes", c.input_multiple}});
+                      {"input_multiple_bytes", c.input_multiple},
+                      {"operations", operation_names(c)}});
     }
     drivers.push_back({{"name", d.name},
                        {"kind", to_string(d.traits.kind)},
@@ -164,7 +202,7 @@ void print_text(const Framework& framework, const ListOptions& options) {
       any = true;
       const std::string max = c.max_request == SIZE_MAX ? "-" : std::to_string(c.max_request);
       detail.add({std::string(algorithm(c.algorithm).name), self_test_word(t), range(c.key_sizes),
-                  range(c.iv_sizes), max, t.detail});
+                  range(c.iv_sizes), max, t.detail + restricted_operations(c)});
     }
     if (any) {
       detail.print(stdout);

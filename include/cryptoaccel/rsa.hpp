@@ -42,7 +42,7 @@ struct RsaParameters {
   AlgorithmId digest = AlgorithmId::sha256;
   AlgorithmId mgf1_digest = AlgorithmId::sha256;  // PSS and OAEP
   int salt_length = kSaltDigestLength;            // PSS: bytes, or one of the constants
-  Bytes label;                                    // OAEP
+  Bytes label;  // OAEP; a view: its bytes must stay alive while the parameters are used
 };
 
 // An RSA key: a private one (which can do everything) or a public one.

@@ -173,7 +173,9 @@ TEST(RsaSessions, APublicKeyDoesOnlyPublicOperations) {
   EXPECT_TRUE(pub.verify(p, digest, priv.sign(p, digest)));
   const ByteVector message{'h', 'i'};
   EXPECT_EQ(priv.decrypt(p, pub.encrypt(p, message)), message);
-  const RsaParameters oaep{.padding = RsaPadding::oaep, .label = ByteVector{'L'}};
+  // The label is a view: its bytes must outlive the parameters.
+  const ByteVector label{'L'};
+  const RsaParameters oaep{.padding = RsaPadding::oaep, .label = label};
   EXPECT_EQ(priv.decrypt(oaep, pub.encrypt(oaep, message)), message);
 }
 
