@@ -30,6 +30,9 @@ double parse_offload_share(std::string_view value, std::string_view where);
 // 1, yes, true, on / 0, no, false, off, or empty (off).
 bool parse_switch(std::string_view value, std::string_view where);
 
+// A whole number from `low` to `high` (a count of threads...).
+unsigned parse_count(std::string_view value, std::string_view where, unsigned low, unsigned high);
+
 // What the seed source reads (open_random_source() names): best, hwrng,
 // getrandom, rdrand, rdseed, afalg[:ALG], file:PATH.
 std::string parse_seed_source(std::string_view value, std::string_view where);

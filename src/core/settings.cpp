@@ -2,6 +2,7 @@
 // preference's text form (session.hpp).
 #include "cryptoaccel/settings.hpp"
 
+#include <charconv>
 #include <cstdlib>
 
 #include "cryptoaccel/error.hpp"
@@ -54,6 +55,17 @@ bool parse_switch(std::string_view value, std::string_view where) {
     if (value == no) return false;
   throw InvalidArgument(named(where, " ") + "'" + std::string(value) +
                         "' is not one of 1, yes, true, on, 0, no, false, off");
+}
+
+unsigned parse_count(std::string_view value, std::string_view where, unsigned low, unsigned high) {
+  const std::string text(trim_setting(value));
+  unsigned long long count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (text.empty() || error != std::errc{} || end != text.data() + text.size() || count < low ||
+      count > high)
+    throw InvalidArgument(named(where, " ") + "'" + text + "' is not a whole number from " +
+                          std::to_string(low) + " to " + std::to_string(high));
+  return static_cast<unsigned>(count);
 }
 
 std::string parse_seed_source(std::string_view value, std::string_view where) {

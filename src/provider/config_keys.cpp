@@ -21,9 +21,9 @@ namespace {
 // The keys a provider section may hold: OpenSSL's module and activate,
 // ours (docs/provider.md), then OpenSSL's rarer ones; the error for an
 // unknown key lists them in this order.
-constexpr std::string_view kKnownKeys[] = {"module", "activate", "policy",        "driver",
-                                           "stats",  "profile",  "offload_share", "seed_source",
-                                           "direct", "gather",   "identity",      "soft_load"};
+constexpr std::string_view kKnownKeys[] = {
+    "module",      "activate", "policy", "driver", "stats",         "profile",  "offload_share",
+    "seed_source", "direct",   "gather", "async",  "async_workers", "identity", "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }

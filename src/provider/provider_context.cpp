@@ -76,6 +76,8 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   char* seed_source = nullptr;
   char* direct = nullptr;
   char* gather = nullptr;
+  char* async = nullptr;
+  char* async_workers = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
                          OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
@@ -84,6 +86,8 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
                          OSSL_PARAM_construct_utf8_ptr("seed_source", &seed_source, 0),
                          OSSL_PARAM_construct_utf8_ptr("direct", &direct, 0),
                          OSSL_PARAM_construct_utf8_ptr("gather", &gather, 0),
+                         OSSL_PARAM_construct_utf8_ptr("async", &async, 0),
+                         OSSL_PARAM_construct_utf8_ptr("async_workers", &async_workers, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && !trim_setting(policy).empty())
@@ -100,6 +104,9 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   if (direct != nullptr && !trim_setting(direct).empty())
     config.direct = parse_switch(direct, "direct");
   if (gather != nullptr) config.gather = parse_switch(gather, "gather");
+  if (async != nullptr && !trim_setting(async).empty()) config.async = parse_switch(async, "async");
+  if (async_workers != nullptr && !trim_setting(async_workers).empty())
+    config.async_workers = parse_count(async_workers, "async_workers", 1, 64);
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it. A
   // bad value fails the load, as a bad key does.
@@ -129,7 +136,8 @@ ProviderContext::ProviderContext(const OSSL_CORE_HANDLE* handle, const OSSL_DISP
     : errors_(handle, in),
       config_(read_config(handle, in)),
       framework_(framework_options(config_)),
-      seed_(config_.seed_source) {
+      seed_(config_.seed_source),
+      async_workers_(config_.async_workers) {
   try {
     check_serving_preference(framework_, config_.drivers, "applications");
   } catch (const NotFound& e) {
@@ -230,6 +238,11 @@ std::string ProviderContext::usage_text() const {
     out << "  " << algorithm(u.algorithm).name << ' ' << u.driver << " requests=" << u.requests
         << " bytes=" << u.bytes << " failures=" << u.failures << '\n';
   out << openssl_default_.usage_text();
+  const AsyncWorkers::Counts async = async_workers_.counts();
+  if (async.completed != 0)
+    out << "  async: " << async.completed
+        << " private-key operations on workers with their jobs paused, at most "
+        << async.peak_in_flight << " at once\n";
   return out.str();
 }
 

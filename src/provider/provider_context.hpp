@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "async_workers.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "forwarded.hpp"
 #include "openssl_default.hpp"
@@ -25,7 +26,7 @@ struct RsaInner;  // rsa_provider.hpp
 
 // Settings from the provider's section of openssl.cnf (keys `policy`,
 // `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`,
-// `gather`); see
+// `gather`, `async`, `async_workers`); see
 // docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
@@ -46,6 +47,11 @@ struct ProviderConfig {
   // with other jobs' requests (async_burst.hpp); those algorithms then take
   // the framework's path, not the direct one.
   bool gather = false;
+  // `async = yes`: inside an OpenSSL ASYNC job, RSA's private-key
+  // operations run on one of `async_workers` threads with the job paused
+  // (async_workers.hpp).
+  bool async = true;
+  unsigned async_workers = 8;
 };
 
 class ProviderContext {
@@ -80,6 +86,9 @@ class ProviderContext {
 
   const OpenSslErrorQueue& errors() const noexcept { return errors_; }
 
+  // The threads that run ASYNC jobs' private-key operations.
+  AsyncWorkers& async_workers() noexcept { return async_workers_; }
+
   // OpenSSL's own implementations, for what no driver serves.
   OpenSslDefault& openssl_default() noexcept { return openssl_default_; }
 
@@ -113,6 +122,8 @@ class ProviderContext {
   std::shared_ptr<RsaInner> rsa_inner_;
   std::mutex param_mutex_;
   std::array<std::string, static_cast<std::size_t>(ParamText::count)> param_texts_;
+  // Last: its threads stop before anything they use goes.
+  AsyncWorkers async_workers_;
 };
 
 // Reads the configuration through core_get_params. Throws InvalidArgument

@@ -172,7 +172,9 @@ int decrypt(void* c, unsigned char* out, size_t* outlen, size_t outsize, const u
                         outsize);
       return 0;
     }
-    *outlen = session->decrypt(*parameters, Bytes(in, inlen), MutableBytes(out, outsize));
+    run_private_key_operation(*x.pc, [&] {
+      *outlen = session->decrypt(*parameters, Bytes(in, inlen), MutableBytes(out, outsize));
+    });
     return 1;
   });
 }

@@ -7,6 +7,7 @@
 #include <openssl/params.h>
 
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "rsa_provider.hpp"
@@ -47,6 +48,13 @@ struct RsaOperation {
     if (provkey != nullptr) key = static_cast<RsaKeyObject*>(provkey);
   }
 };
+
+// A private-key operation of the library's: inside an OpenSSL ASYNC job
+// (and with `async = yes`), on one of the provider's workers with the job
+// paused; otherwise here.
+inline void run_private_key_operation(ProviderContext& pc, const std::function<void()>& work) {
+  if (!pc.config().async || !pc.async_workers().run_paused(work)) work();
+}
 
 inline void* inner_key(void* provkey) noexcept {
   return provkey != nullptr ? static_cast<RsaKeyObject*>(provkey)->inner : nullptr;

@@ -164,7 +164,9 @@ int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsi
                         session->size(), sigsize);
       return 0;
     }
-    session->sign(*parameters, Bytes(tbs, tbslen), MutableBytes(sig, session->size()));
+    run_private_key_operation(*x.pc, [&] {
+      session->sign(*parameters, Bytes(tbs, tbslen), MutableBytes(sig, session->size()));
+    });
     *siglen = session->size();
     return 1;
   });

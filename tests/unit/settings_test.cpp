@@ -55,6 +55,12 @@ TEST(Settings, ValuesAreTrimmedAndBadOnesNamed) {
             std::string::npos);
   EXPECT_NE(message_of([] { parse_seed_source("bogus", "S"); }).find("S 'bogus' is not one of"),
             std::string::npos);
+  EXPECT_EQ(parse_count(" 8 ", "async_workers", 1, 64), 8u);
+  EXPECT_EQ(parse_count("64", "async_workers", 1, 64), 64u);
+  for (const char* bad : {"0", "65", "-1", "8x", "", "99999999999999999999"})
+    EXPECT_EQ(message_of([bad] { parse_count(bad, "W", 1, 64); }),
+              std::string("W '") + bad + "' is not a whole number from 1 to 64")
+        << bad;
 }
 
 // Sets a variable for one scope.
