@@ -14,21 +14,15 @@
 
 #include "cryptoaccel/driver/rsa_padding.hpp"
 #include "cryptoaccel/rsa.hpp"
+#include "openssl_objects.hpp"
 #include "test_util.hpp"
 
 namespace cryptoaccel {
 namespace {
 
 using test::ByteVector;
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-struct CtxFree {
-  void operator()(EVP_PKEY_CTX* p) const { EVP_PKEY_CTX_free(p); }
-};
-using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, CtxFree>;
+using test::Pkey;
+using test::PkeyCtx;
 
 struct Shared {
   Pkey openssl{EVP_PKEY_Q_keygen(nullptr, nullptr, "RSA", std::size_t{2048})};
