@@ -1,3 +1,5 @@
+// CIOCKEY's arithmetic (key_operations.hpp): OpenSSL's BIGNUMs, secure-heap
+// contexts, every number cleared when it goes.
 #include "key_operations.hpp"
 
 #include <openssl/bn.h>

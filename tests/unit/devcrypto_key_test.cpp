@@ -17,6 +17,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -212,6 +213,10 @@ fs::path vectors_root() {
 // RFC 8017's oaep-vect.txt and pyca's oaep-custom files: "# Label:" lines,
 // then hex (with or without spaces) until the next comment.
 std::vector<OaepVector> parse_oaep(const fs::path& path) {
+  static const std::map<std::string, Bn CrtKey::*> kParts = {
+      {"Public exponent", &CrtKey::e},   {"Prime 1", &CrtKey::p},
+      {"Prime 2", &CrtKey::q},           {"Prime exponent 1", &CrtKey::dp},
+      {"Prime exponent 2", &CrtKey::dq}, {"Coefficient", &CrtKey::qinv}};
   std::ifstream file(path);
   std::vector<OaepVector> out;
   std::shared_ptr<CrtKey> key;
@@ -234,18 +239,8 @@ std::vector<OaepVector> parse_oaep(const fs::path& path) {
     } else if (!key) {
     } else if (label == "Exponent") {
       set(private_part ? key->d : key->e);
-    } else if (label == "Public exponent") {
-      set(key->e);
-    } else if (label == "Prime 1") {
-      set(key->p);
-    } else if (label == "Prime 2") {
-      set(key->q);
-    } else if (label == "Prime exponent 1") {
-      set(key->dp);
-    } else if (label == "Prime exponent 2") {
-      set(key->dq);
-    } else if (label == "Coefficient") {
-      set(key->qinv);
+    } else if (const auto part = kParts.find(label); part != kParts.end()) {
+      set((*key).*(part->second));
     } else if (label == "Message") {
       pending =
           OaepVector{.key = key, .message = v, .digest = digest, .mgf1 = mgf1, .line = number};
