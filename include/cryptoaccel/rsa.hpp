@@ -20,6 +20,10 @@ enum class RsaPadding : std::uint8_t {
   pkcs1,  // PKCS#1 v1.5: signatures (EMSA) and encryption (EME)
   pss,    // signatures only
   oaep,   // encryption only
+  // No padding (RFC 8017 RSAEP/RSADP): encryption only, the input exactly
+  // size() bytes and, as a big-endian number, below the modulus; the output
+  // is size() bytes. For clients that pad themselves or want m^e, c^d mod n.
+  none,
 };
 
 std::string_view to_string(RsaPadding padding) noexcept;
@@ -73,13 +77,17 @@ class RsaKey {
   const Algorithm& algorithm() const;
   RsaKey public_key() const;
   std::vector<std::uint8_t> public_der() const;  // SubjectPublicKeyInfo
+  // The modulus, big-endian, size() bytes.
+  Bytes modulus() const noexcept { return modulus_; }
   // What drivers receive (cryptoaccel/driver/rsa_key_blob.hpp).
   Bytes blob() const noexcept { return blob_.span(); }
 
  private:
-  RsaKey(SecretBytes blob, std::size_t bits) : blob_(std::move(blob)), bits_(bits) {}
+  RsaKey(SecretBytes blob, std::size_t bits, std::vector<std::uint8_t> modulus)
+      : blob_(std::move(blob)), bits_(bits), modulus_(std::move(modulus)) {}
   SecretBytes blob_;
   std::size_t bits_ = 0;
+  std::vector<std::uint8_t> modulus_;
 };
 
 class RsaSession : public Session {
@@ -97,12 +105,15 @@ class RsaSession : public Session {
   // False when the signature does not match; throws only for bad arguments.
   bool verify(const RsaParameters& parameters, Bytes digest, Bytes signature);
   // `out` is size() bytes; `in` at most size() - 11 (PKCS#1) or
-  // size() - 2 * hash - 2 (OAEP).
+  // size() - 2 * hash - 2 (OAEP), or exactly size() bytes below the
+  // modulus (none: InvalidLength, InvalidArgument otherwise).
   void encrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);
   std::vector<std::uint8_t> encrypt(const RsaParameters& parameters, Bytes in);
   // `in` is size() bytes; returns the plaintext's length in `out` (size()
   // bytes are always enough). Every ciphertext whose padding is wrong
-  // throws the same DecryptionFailed, with `out` wiped.
+  // throws the same DecryptionFailed, with `out` wiped. With no padding the
+  // plaintext is size() bytes and `in` must be below the modulus
+  // (InvalidArgument).
   std::size_t decrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);
   std::vector<std::uint8_t> decrypt(const RsaParameters& parameters, Bytes in);
 
@@ -111,7 +122,9 @@ class RsaSession : public Session {
   void check_parameters(const RsaParameters& parameters, bool signature) const;
   ErrorCode run(Operation op, const RsaParameters& parameters, Bytes in, MutableBytes out,
                 MutableBytes tag);
+  void check_below_modulus(Bytes in) const;
   bool has_private_ = false;
+  std::vector<std::uint8_t> modulus_;
 };
 
 }  // namespace cryptoaccel

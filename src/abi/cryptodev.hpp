@@ -133,6 +133,34 @@ inline constexpr std::size_t kMaxAsyncRequests = 64;
 // SRTP mode: src lies at most this far into auth_src (MAX_SRTP_AUTH_DATA_DIFF).
 inline constexpr std::size_t kMaxSrtpOffset = 256;
 
+// OCF's asymmetric interface (CIOCKEY): an operation on big numbers, each
+// a little-endian byte string of crp_nbits bits ((crp_nbits + 7) / 8 bytes),
+// the inputs first, then the outputs.
+struct CrParam {
+  std::uint64_t crp_p;
+  std::uint32_t crp_nbits;
+};
+inline constexpr std::size_t kMaxKeyParams = 8;  // CRK_MAXPARAM
+struct CryptKop {
+  std::uint32_t crk_op;
+  std::uint32_t crk_status;
+  std::uint16_t crk_iparams;
+  std::uint16_t crk_oparams;
+  std::uint32_t crk_pad1;
+  CrParam crk_param[kMaxKeyParams];
+};
+// crk_op values (CRK_*) and the CIOCASYMFEAT bits that offer them (CRF_*).
+enum : std::uint32_t {
+  kKeyModExp = 0,     // base, exponent, modulus -> base^exponent mod modulus
+  kKeyModExpCrt = 1,  // x, p, q, dP, dQ, qInv -> x^d mod pq
+  kKeyDsaSign = 2,
+  kKeyDsaVerify = 3,
+  kKeyDhComputeKey = 4,
+};
+inline constexpr std::uint32_t kFeatureModExp = 1u << kKeyModExp;
+inline constexpr std::uint32_t kFeatureModExpCrt = 1u << kKeyModExpCrt;
+inline constexpr unsigned long kCiocKey = _IOWR('c', 105, CryptKop);
+
 // The documented layout; a compiler or header change that moves a field
 // breaks the build, not a client.
 static_assert(sizeof(SessionOp) == 48 && offsetof(SessionOp, key) == 16 &&
@@ -154,6 +182,9 @@ static_assert(kCiocGSession == 0xc0306366 && kCiocFSession == 0x40046367 &&
 static_assert(kCrioGet == 0xc0046365 && kCiocAsymFeat == 0x8004636a &&
               kCiocAsyncCrypt == 0x4030636e && kCiocAsyncFetch == 0x8030636f &&
               kCiocCopyHash == 0x40086370);
+static_assert(sizeof(CrParam) == 16 && sizeof(CryptKop) == 144 &&
+              offsetof(CryptKop, crk_iparams) == 8 && offsetof(CryptKop, crk_oparams) == 10 &&
+              offsetof(CryptKop, crk_param) == 16 && kCiocKey == 0xc0906369);
 
 // The cryptodev ids of one of our algorithms: {cipher, mac}, one of them 0.
 struct AbiIds {

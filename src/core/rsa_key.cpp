@@ -192,6 +192,8 @@ std::string_view to_string(RsaPadding padding) noexcept {
       return "pss";
     case RsaPadding::oaep:
       return "oaep";
+    case RsaPadding::none:
+      return "none";
   }
   return "?";
 }
@@ -202,6 +204,7 @@ namespace {
 struct Encoded {
   SecretBytes blob;
   std::size_t bits = 0;
+  std::vector<std::uint8_t> modulus;  // big-endian, padded to the modulus's bytes
 };
 
 Encoded encode(EVP_PKEY* key) {
@@ -244,7 +247,11 @@ Encoded encode(EVP_PKEY* key) {
   blob[2] = static_cast<std::uint8_t>(modulus);
   std::copy(der, der + length, blob.begin() + kRsaKeyBlobHeader);
   OPENSSL_clear_free(der, static_cast<std::size_t>(length));
-  Encoded out{SecretBytes(blob), static_cast<std::size_t>(bits)};
+  std::vector<std::uint8_t> n_bytes(modulus);
+  const BnPtr n = get_bn(key, OSSL_PKEY_PARAM_RSA_N);
+  if (!n || BN_bn2binpad(n.get(), n_bytes.data(), static_cast<int>(modulus)) < 0)
+    throw DriverFailure("RSA key: no modulus: " + openssl_reason());
+  Encoded out{SecretBytes(blob), static_cast<std::size_t>(bits), std::move(n_bytes)};
   secure_wipe(blob.data(), blob.size());
   return out;
 }
@@ -254,14 +261,14 @@ Encoded encode(EVP_PKEY* key) {
 RsaKey RsaKey::from_der(Bytes der) {
   PkeyPtr pkey = decode("DER", der);
   Encoded e = encode(pkey.get());
-  return RsaKey(std::move(e.blob), e.bits);
+  return RsaKey(std::move(e.blob), e.bits, std::move(e.modulus));
 }
 
 RsaKey RsaKey::from_pem(std::string_view pem) {
   PkeyPtr pkey =
       decode("PEM", Bytes(reinterpret_cast<const std::uint8_t*>(pem.data()), pem.size()));
   Encoded e = encode(pkey.get());
-  return RsaKey(std::move(e.blob), e.bits);
+  return RsaKey(std::move(e.blob), e.bits, std::move(e.modulus));
 }
 
 RsaKey RsaKey::from_components(const Components& c) {
@@ -269,7 +276,7 @@ RsaKey RsaKey::from_components(const Components& c) {
   if (c.n.size() > kMaxBits / 8) throw InvalidKey("RSA key: a modulus over 16384 bits");
   PkeyPtr pkey = from_params(c, !c.d.empty());
   Encoded e = encode(pkey.get());
-  return RsaKey(std::move(e.blob), e.bits);
+  return RsaKey(std::move(e.blob), e.bits, std::move(e.modulus));
 }
 
 RsaKey RsaKey::generate(std::size_t bits) {
@@ -278,7 +285,7 @@ RsaKey RsaKey::generate(std::size_t bits) {
   PkeyPtr pkey(EVP_PKEY_Q_keygen(detail::openssl_context(), nullptr, "RSA", bits));
   if (!pkey) throw DriverFailure("RSA key generation failed: " + openssl_reason());
   Encoded e = encode(pkey.get());
-  return RsaKey(std::move(e.blob), e.bits);
+  return RsaKey(std::move(e.blob), e.bits, std::move(e.modulus));
 }
 
 std::size_t RsaKey::size() const noexcept {

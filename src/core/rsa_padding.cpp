@@ -332,6 +332,7 @@ ErrorCode encode_signature(const RsaParameters& p, std::span<const std::uint8_t>
       case RsaPadding::pss:
         return encode_pss(p, digest, modulus_bits, em);
       case RsaPadding::oaep:
+      case RsaPadding::none:
         break;
     }
     return ErrorCode::invalid_argument;
@@ -362,6 +363,11 @@ ErrorCode encode_encryption(const RsaParameters& p, std::span<const std::uint8_t
         return encode_pkcs1_encryption(message, em);
       case RsaPadding::oaep:
         return encode_oaep(p, message, em);
+      case RsaPadding::none:
+        // RSAEP's input is the message itself, a whole modulus long.
+        if (message.size() != em.size()) return ErrorCode::invalid_length;
+        std::copy(message.begin(), message.end(), em.begin());
+        return ErrorCode::ok;
       case RsaPadding::pss:
         break;
     }
@@ -376,6 +382,12 @@ ErrorCode decode_encryption(const RsaParameters& p, std::span<const std::uint8_t
   length = 0;
   if (out.size() < em.size() || em.size() < 11 || p.padding == RsaPadding::pss)
     return ErrorCode::invalid_length;
+  if (p.padding == RsaPadding::none) {  // RSADP's output is the message
+    std::copy(em.begin(), em.end(), out.begin());
+    std::fill(out.begin() + static_cast<std::ptrdiff_t>(em.size()), out.end(), 0);
+    length = em.size();
+    return ErrorCode::ok;
+  }
   std::span<std::uint8_t> work = out.first(em.size());
   std::copy(em.begin(), em.end(), work.begin());
   std::uint32_t start = 0;

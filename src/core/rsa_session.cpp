@@ -23,7 +23,8 @@ const Algorithm* digest_row(AlgorithmId id) {
 
 RsaSession::RsaSession(const RsaKey& key, const SessionOptions& options)
     : Session(key.algorithm().name, AlgorithmKind::public_key, key.blob(), options),
-      has_private_(key.has_private()) {}
+      has_private_(key.has_private()),
+      modulus_(key.modulus().begin(), key.modulus().end()) {}
 
 void RsaSession::need_private(std::string_view operation) const {
   if (!has_private_)
@@ -33,24 +34,35 @@ void RsaSession::need_private(std::string_view operation) const {
 
 void RsaSession::check_parameters(const RsaParameters& p, bool signature) const {
   const Algorithm& a = algorithm();
-  if (signature ? p.padding == RsaPadding::oaep : p.padding == RsaPadding::pss)
+  if (signature ? p.padding == RsaPadding::oaep || p.padding == RsaPadding::none
+                : p.padding == RsaPadding::pss)
     throw InvalidArgument(prefix(a) + std::string(to_string(p.padding)) +
                           (signature ? " is an encryption padding" : " is a signature padding"));
-  // PKCS#1 v1.5 encryption uses no digest; its signatures may go without.
-  const bool digest_unused = !signature && p.padding == RsaPadding::pkcs1;
+  // PKCS#1 v1.5 encryption and no padding use no digest; PKCS#1 v1.5
+  // signatures may go without.
+  const bool digest_unused =
+      !signature && (p.padding == RsaPadding::pkcs1 || p.padding == RsaPadding::none);
   const bool digest_optional = signature && p.padding == RsaPadding::pkcs1;
   if (!digest_unused && (p.digest == kNoDigest ? !digest_optional
                                                : index_of(p.digest) >= kAlgorithmCount ||
                                                      digest_row(p.digest) == nullptr))
     throw InvalidArgument(prefix(a) + "the digest must be one of the digests" +
                           (digest_optional ? " or none" : ""));
-  if (p.padding != RsaPadding::pkcs1 &&
+  if (p.padding != RsaPadding::pkcs1 && p.padding != RsaPadding::none &&
       (index_of(p.mgf1_digest) >= kAlgorithmCount || digest_row(p.mgf1_digest) == nullptr))
     throw InvalidArgument(prefix(a) + "the MGF1 digest must be one of the digests");
   if (p.padding == RsaPadding::pss && p.salt_length < kSaltMaximum)
     throw InvalidArgument(prefix(a) + "PSS salt length " + std::to_string(p.salt_length));
   if (p.padding != RsaPadding::oaep && !p.label.empty())
     throw InvalidArgument(prefix(a) + "a label belongs to OAEP only");
+}
+
+// RSAEP and RSADP take a number below the modulus (RFC 8017 5.1.1, 5.1.2);
+// both are public, so a plain comparison of the big-endian bytes does.
+void RsaSession::check_below_modulus(Bytes in) const {
+  if (!std::lexicographical_compare(in.begin(), in.end(), modulus_.begin(), modulus_.end()))
+    throw InvalidArgument(prefix(algorithm()) +
+                          "with no padding the input must be below the modulus");
 }
 
 ErrorCode RsaSession::run(Operation op, const RsaParameters& parameters, Bytes in, MutableBytes out,
@@ -108,8 +120,16 @@ bool RsaSession::verify(const RsaParameters& p, Bytes digest, Bytes signature) {
 void RsaSession::encrypt(const RsaParameters& p, Bytes in, MutableBytes out) {
   const Algorithm& a = algorithm();
   check_parameters(p, false);
-  const std::size_t room =
-      p.padding == RsaPadding::pkcs1 ? 11 : 2 * cryptoaccel::algorithm(p.digest).output_size + 2;
+  if (p.padding == RsaPadding::none) {
+    if (in.size() != size())
+      throw InvalidLength(prefix(a) + "with no padding the message is " + std::to_string(size()) +
+                          " bytes, not " + std::to_string(in.size()));
+    check_below_modulus(in);
+  }
+  const std::size_t room = p.padding == RsaPadding::none ? 0
+                           : p.padding == RsaPadding::pkcs1
+                               ? 11
+                               : 2 * cryptoaccel::algorithm(p.digest).output_size + 2;
   if (room > size() || in.size() > size() - room)
     throw InvalidLength(prefix(a) + "a message of " + std::to_string(in.size()) +
                         " bytes; at most " + std::to_string(room > size() ? 0 : size() - room) +
@@ -134,6 +154,7 @@ std::size_t RsaSession::decrypt(const RsaParameters& p, Bytes in, MutableBytes o
   if (in.size() != size())
     throw InvalidLength(prefix(a) + "a ciphertext of " + std::to_string(in.size()) +
                         " bytes; it takes " + std::to_string(size()));
+  if (p.padding == RsaPadding::none) check_below_modulus(in);
   // Drivers write a whole modulus; a smaller output gets its plaintext
   // through a wiped buffer.
   MutableBytes target = out;

@@ -195,8 +195,10 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
   } catch (...) {
     r = {.kind = IoctlReply::Kind::error, .error = ENOMEM};
   }
-  // Keys pass through libfuse's receive buffer: leave none behind.
-  if (call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp))
+  // Keys pass through libfuse's receive buffer: leave none behind (a
+  // session's keys; CIOCKEY's private exponents and factors).
+  if ((call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp)) ||
+      (call.cmd == cryptodev::kCiocKey && in_bufsz > sizeof(cryptodev::CryptKop)))
     secure_wipe(const_cast<void*>(in_buf), in_bufsz);
   const bool async =
       call.cmd == cryptodev::kCiocAsyncCrypt || call.cmd == cryptodev::kCiocAsyncFetch;

@@ -273,10 +273,14 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
     case kCiocCopyHash:
       return copy_hash(client, call);
     case kCiocAsymFeat: {
-      // No asymmetric operations, as cryptodev-linux: the mask is 0.
+      // OCF's modular exponentiations through CIOCKEY (cryptodev-linux has none).
       if (call.out_size == 0) return retry({}, {{call.arg, sizeof(std::uint32_t)}});
-      return done(std::vector<std::uint8_t>(sizeof(std::uint32_t), 0));
+      Output out(sizeof(std::uint32_t));
+      out.put(kFeatureModExp | kFeatureModExpCrt);
+      return done(out.release());
     }
+    case kCiocKey:
+      return handle_key(service, call);
     case kCrioGet:
       // cryptodev-linux answers a new descriptor of the same open file. A
       // CUSE server cannot make a descriptor in its caller's process; the

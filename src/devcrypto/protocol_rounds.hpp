@@ -133,5 +133,6 @@ int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Pl
 IoctlReply handle_authcrypt(Client& client, const IoctlCall& call);
 IoctlReply handle_async_crypt(Client& client, const IoctlCall& call);
 IoctlReply handle_async_fetch(Client& client, const IoctlCall& call);
+IoctlReply handle_key(const Service& service, const IoctlCall& call);
 
 }  // namespace cryptoaccel::devcrypto::rounds

@@ -13,15 +13,16 @@
 // -> retry -> round 3 with the bytes fetched from the client's memory), or
 // a client closing its file. One step:
 //
-//   byte 0   what (modulo 10): 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
+//   byte 0   what (modulo 11): 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
 //            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 a command the input names
 //            (4 bytes follow), 6 close and reopen the client, 7 one raw call
 //            (the decoder given bytes no retry asked for), 8 CIOCASYNCCRYPT,
-//            9 CIOCASYNCFETCH
+//            9 CIOCASYNCFETCH, 10 CIOCKEY
 //   byte 1   flags: kOnB the second client; kKnownSession the session id
 //            is one the server gave (index: the next byte); kMapPointers
 //            pointers become addresses in the client's memory (value modulo
-//            its size; 0 stays 0); kChangeStruct a byte of the struct
+//            its size; 0 stays 0; CIOCKEY's crp_nbits become at most
+//            4096, so that its numbers are read); kChangeStruct a byte of the struct
 //            changes between rounds 2 and 3 (position: the next byte);
 //            kFill some client memory is written first (offset, length,
 //            bytes follow)
@@ -117,7 +118,7 @@ class DevcryptoRun {
 
   void step() {
     ++tally_.steps;
-    const std::uint8_t what = byte() % 10;
+    const std::uint8_t what = byte() % 11;
     const std::uint8_t flags = byte();
     devcrypto::Client& client = *clients_[(flags & kOnB) ? 1 : 0];
     if (what == 6) {
@@ -155,6 +156,9 @@ class DevcryptoRun {
       case 9:
         cmd = cryptodev::kCiocAsyncFetch, struct_size = sizeof(cryptodev::CryptOp);
         break;
+      case 10:
+        cmd = cryptodev::kCiocKey, struct_size = sizeof(cryptodev::CryptKop);
+        break;
       default:
         take(&cmd, sizeof cmd), struct_size = 16;
         break;
@@ -163,7 +167,7 @@ class DevcryptoRun {
     const std::uint64_t arg = kClientBase + offset;
     std::uint8_t* s = at(arg);
     take(s, struct_size);
-    if ((flags & kKnownSession) && !known_.empty()) {
+    if ((flags & kKnownSession) && !known_.empty() && what != 10) {
       // Every struct here has the session id first.
       const std::uint32_t id = known_[byte() % known_.size()];
       if (what != 0) std::memcpy(s, &id, sizeof id);
@@ -184,6 +188,17 @@ class DevcryptoRun {
     if (what == 2)
       fields = {offsetof(CryptAuthOp, auth_src), offsetof(CryptAuthOp, src),
                 offsetof(CryptAuthOp, dst), offsetof(CryptAuthOp, tag), offsetof(CryptAuthOp, iv)};
+    if (what == 10) {
+      for (std::size_t i = 0; i < kMaxKeyParams; ++i) {
+        fields.push_back(offsetof(CryptKop, crk_param) + i * sizeof(CrParam));
+        std::uint32_t nbits;
+        std::uint8_t* field =
+            s + offsetof(CryptKop, crk_param) + i * sizeof(CrParam) + offsetof(CrParam, crp_nbits);
+        std::memcpy(&nbits, field, sizeof nbits);
+        nbits %= 4097;
+        std::memcpy(field, &nbits, sizeof nbits);
+      }
+    }
     for (std::size_t f : fields) {
       std::uint64_t p;
       std::memcpy(&p, s + f, sizeof p);
@@ -211,7 +226,7 @@ class DevcryptoRun {
           return;
         case devcrypto::IoctlReply::Kind::done: {
           const int rounds = what == 3 || what == 4 ? 2 : 3;
-          if (what < 5 && round != rounds)
+          if ((what < 5 || what == 10) && round != rounds)
             devcrypto_check_failed("done after the wrong number of rounds", std::to_string(round));
           if (r.out.size() != out_size && !r.out.empty())
             devcrypto_check_failed(
@@ -233,7 +248,7 @@ class DevcryptoRun {
         }
         case devcrypto::IoctlReply::Kind::retry:
           if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
-          check_retry(r, arg, what < 5 || what == 8 ? struct_size : 0);
+          check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0);
           // The client changes its struct between the copies of round 2 and 3.
           if (round == 2 && change) at(arg)[change_at % struct_size] ^= 1 + (change_at >> 4);
           if (!fetch(r.in_iov, in)) {
@@ -275,7 +290,7 @@ class DevcryptoRun {
 
   static void check_errno(int error) {
     for (int e :
-         {EINVAL, EFAULT, ENOENT, EOPNOTSUPP, EMSGSIZE, ENOSPC, ENOMEM, EBADMSG, EIO, EBUSY})
+         {EINVAL, EFAULT, ENOENT, EOPNOTSUPP, EMSGSIZE, ENOSPC, ENOMEM, EBADMSG, EIO, EBUSY, EFBIG})
       if (error == e) return;
     devcrypto_check_failed("an errno docs/devcrypto.md does not list", std::to_string(error));
   }
@@ -301,10 +316,10 @@ class DevcryptoRun {
 
   // Bytes no retry asked for: the decoder must still answer sanely.
   void raw_call(devcrypto::Client& client, std::uint8_t flags) {
-    static const unsigned kCommands[] = {
-        cryptodev::kCiocGSession,   cryptodev::kCiocCrypt,      cryptodev::kCiocAuthCrypt,
-        cryptodev::kCiocFSession,   cryptodev::kCiocGSessInfo,  cryptodev::kCiocAsyncCrypt,
-        cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash};
+    static const unsigned kCommands[] = {cryptodev::kCiocGSession,   cryptodev::kCiocCrypt,
+                                         cryptodev::kCiocAuthCrypt,  cryptodev::kCiocFSession,
+                                         cryptodev::kCiocGSessInfo,  cryptodev::kCiocAsyncCrypt,
+                                         cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash};
     const unsigned cmd = kCommands[(flags >> 5) % 8];
     std::vector<std::uint8_t> in(byte());
     take(in.data(), in.size());

@@ -2,7 +2,9 @@
 // seed that the deterministic run mutates and that the libFuzzer entry can
 // write as a first corpus file. Sessions of every kind are created, used
 // (CBC with an IV and then without, a streamed SHA-256, HMAC, GCM seal and
-// open), asked about, freed and bounded, and a client closes its file.
+// open), asked about, freed and bounded, and a client closes its file;
+// CIOCKEY runs both modular exponentiations on a tiny RSA key and is
+// refused DSA.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,20 @@ class SeedWriter {
     push(&op, sizeof op);
     if (known >= 0) bytes_.push_back(static_cast<std::uint8_t>(known));
     if (flags & kChangeStruct) bytes_.push_back(8);  // CryptOp::len: 32 becomes 33
+  }
+  // An ioctl step that first writes `fill` to memory offset `fill_at` (a
+  // multiple of 4, at most 255 bytes).
+  template <class Op>
+  void ioctl_after_fill(std::uint8_t what, const Op& op, std::uint16_t where, std::uint32_t fill_at,
+                        const std::vector<std::uint8_t>& fill) {
+    bytes_.push_back(what);
+    bytes_.push_back(kMapPointers | kFill);
+    const auto at = static_cast<std::uint16_t>(fill_at / 4);
+    push(&at, sizeof at);
+    bytes_.push_back(static_cast<std::uint8_t>(fill.size()));
+    push(fill.data(), fill.size());
+    push(&where, sizeof where);
+    push(&op, sizeof op);
   }
   void reopen(bool on_b) {
     bytes_.push_back(6);
@@ -104,6 +120,22 @@ inline std::vector<std::uint8_t> devcrypto_seed() {
   w.reopen(true);
   w.ioctl(0, 0, SessionOp{.cipher = kAesEcb, .keylen = 24, .key = W::kKey}, 0x40);
   w.ioctl(0, kOnB, SessionOp{.cipher = k3desCbc, .keylen = 24, .key = W::kKey}, 0x40);
+  // CIOCKEY on RFC 8017's tiny key (n 3233 = 61 * 53, e 17, d 2753), its
+  // numbers little-endian, two bytes apart: MOD_EXP 65^17 mod 3233, then
+  // CRT x = 65, p, q, dP 53, dQ 49, qInv 38; then DSA, which is refused.
+  constexpr std::uint32_t kNumbers = 0x4000;
+  const auto at = [](std::uint32_t offset) { return std::uint64_t{kNumbers + offset}; };
+  CryptKop mod_exp{.crk_op = kKeyModExp, .crk_iparams = 3, .crk_oparams = 1};
+  const std::uint32_t mod_exp_bits[] = {7, 5, 12, 16};
+  for (std::uint32_t i = 0; i < 4; ++i) mod_exp.crk_param[i] = {at(2 * i), mod_exp_bits[i]};
+  w.ioctl_after_fill(10, mod_exp, 0x90, kNumbers,
+                     {0x41, 0,    17, 0,    0xa1, 0x0c, 0, 0,    0x41, 0, 0x3d,
+                      0,    0x35, 0,  0x35, 0,    0x31, 0, 0x26, 0,    0, 0});
+  CryptKop crt{.crk_op = kKeyModExpCrt, .crk_iparams = 6, .crk_oparams = 1};
+  const std::uint32_t crt_bits[] = {7, 6, 6, 6, 6, 6, 16};
+  for (std::uint32_t i = 0; i < 7; ++i) crt.crk_param[i] = {at(8 + 2 * i), crt_bits[i]};
+  w.ioctl(10, 0, crt, 0x90);
+  w.ioctl(10, 0, CryptKop{.crk_op = kKeyDsaSign, .crk_iparams = 5, .crk_oparams = 2}, 0x90);
   return w.bytes();
 }
 

@@ -26,7 +26,8 @@ bool verify_signature(const RsaParameters& parameters, std::span<const std::uint
                       std::size_t modulus_bits, std::span<const std::uint8_t> em) noexcept;
 
 // PKCS#1 v1.5 (EME) or OAEP, with fresh random padding: what a raw public
-// operation turns into the ciphertext.
+// operation turns into the ciphertext. With no padding, the message itself
+// (exactly em.size() bytes).
 ErrorCode encode_encryption(const RsaParameters& parameters, std::span<const std::uint8_t> message,
                             std::span<std::uint8_t> em) noexcept;
 
@@ -34,6 +35,7 @@ ErrorCode encode_encryption(const RsaParameters& parameters, std::span<const std
 // to the front of `out` (at least em.size() bytes; all of them are
 // written) with its length in `length`. decryption_failed for any bad
 // padding, in constant time; `out` then holds no part of the message.
+// With no padding the message is `em` itself.
 ErrorCode decode_encryption(const RsaParameters& parameters, std::span<const std::uint8_t> em,
                             std::span<std::uint8_t> out, std::size_t& length) noexcept;
 

@@ -96,8 +96,8 @@ class KeyringSession final : public DriverSession {
     return ErrorCode::invalid_argument;
   }
 
-  // pkcs1pad(rsa): PKCS#1 v1.5 encryption only; anything else is declined
-  // for the next driver.
+  // pkcs1pad(rsa): PKCS#1 v1.5 encryption only; anything else (OAEP, no
+  // padding, signatures) is declined for the next driver.
   ErrorCode run_pkcs1(Request& r) noexcept {
     if (r.rsa->padding != RsaPadding::pkcs1) return ErrorCode::unsupported;
     if (r.op == Operation::encrypt) {

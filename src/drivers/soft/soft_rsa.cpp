@@ -31,9 +31,10 @@ struct Parameters {
     std::size_t n = 0;
     list[n++] = OSSL_PARAM_construct_utf8_string(
         signature ? OSSL_SIGNATURE_PARAM_PAD_MODE : OSSL_ASYM_CIPHER_PARAM_PAD_MODE,
-        utf8(p.padding == RsaPadding::pkcs1 ? OSSL_PKEY_RSA_PAD_MODE_PKCSV15
-             : p.padding == RsaPadding::pss ? OSSL_PKEY_RSA_PAD_MODE_PSS
-                                            : OSSL_PKEY_RSA_PAD_MODE_OAEP),
+        utf8(p.padding == RsaPadding::pkcs1  ? OSSL_PKEY_RSA_PAD_MODE_PKCSV15
+             : p.padding == RsaPadding::pss  ? OSSL_PKEY_RSA_PAD_MODE_PSS
+             : p.padding == RsaPadding::none ? OSSL_PKEY_RSA_PAD_MODE_NONE
+                                             : OSSL_PKEY_RSA_PAD_MODE_OAEP),
         0);
     if (p.padding == RsaPadding::pss) {
       list[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
