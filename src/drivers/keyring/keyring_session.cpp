@@ -111,10 +111,13 @@ class KeyringSession final : public DriverSession {
     if (!k) {
       secure_wipe(r.out.data(), r.out.size());
       r.out_length = 0;
-      // EBADMSG and EINVAL are what a bad ciphertext gets; the rest is the kernel's.
       if (key_withdrawn(k.error)) return ErrorCode::invalid_key;
-      return k.error == EBADMSG || k.error == EINVAL ? ErrorCode::decryption_failed
-                                                     : ErrorCode::driver_failure;
+      // The device's answer to a bad ciphertext and to its own failure are
+      // one: QEMU 7.2's backend now and then fails a valid ciphertext
+      // ("Failed to decrypt"; once in about eight runs of the KAT). Every
+      // failure is so decided again over raw RSA (rsa-generic) with the
+      // constant-time decoding: each bad ciphertext takes this same path.
+      return run_raw(r);
     }
     r.out_length = static_cast<std::size_t>(k.value);
     return ErrorCode::ok;
