@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -50,7 +51,9 @@ struct RsaParameters {
 };
 
 // An RSA key: a private one (which can do everything) or a public one.
-// Copies share nothing; the private parts are held in wiped memory.
+// Copies share nothing; the private parts are held in wiped memory. A key
+// kept in the kernel keyring (keep_in_kernel_keyring) is the exception: its
+// copies share the one kernel key, which goes when the last of them does.
 class RsaKey {
  public:
   // PKCS#8 PrivateKeyInfo or PKCS#1 RSAPrivateKey; SubjectPublicKeyInfo or
@@ -82,10 +85,24 @@ class RsaKey {
   // What drivers receive (cryptoaccel/driver/rsa_key_blob.hpp).
   Bytes blob() const noexcept { return blob_.span(); }
 
+  // Moves the private key into a keyring this process owns (as an
+  // `asymmetric` key: the kernel's pkcs8_key_parser reads it) and forgets
+  // it here: afterwards this object holds the public key and the kernel
+  // key's serial, its memory wiped, and only the `keyring` driver can sign
+  // and decrypt with it (soft refuses it). The kernel key is revoked and
+  // unlinked when the last copy of this object goes; sessions keep it too.
+  // Throws InvalidKey for a public key, Unsupported naming the reason when
+  // this kernel cannot take it (no keyctl, pkcs8_key_parser not loaded, a
+  // size the kernel refuses). Calling it again does nothing.
+  void keep_in_kernel_keyring();
+  bool in_kernel_keyring() const noexcept { return kernel_key_ != nullptr; }
+
  private:
+  friend class RsaSession;
   RsaKey(SecretBytes blob, std::size_t bits, std::vector<std::uint8_t> modulus)
       : blob_(std::move(blob)), bits_(bits), modulus_(std::move(modulus)) {}
   SecretBytes blob_;
+  std::shared_ptr<const void> kernel_key_;  // keyring::KernelKey, revoked when it goes
   std::size_t bits_ = 0;
   std::vector<std::uint8_t> modulus_;
 };
@@ -125,6 +142,7 @@ class RsaSession : public Session {
   void check_below_modulus(Bytes in) const;
   bool has_private_ = false;
   std::vector<std::uint8_t> modulus_;
+  std::shared_ptr<const void> kernel_key_;  // the key's, kept alive while this runs
 };
 
 }  // namespace cryptoaccel

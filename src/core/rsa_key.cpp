@@ -293,7 +293,8 @@ std::size_t RsaKey::size() const noexcept {
 }
 
 bool RsaKey::has_private() const noexcept {
-  return !blob_.empty() && blob_.data()[0] == static_cast<std::uint8_t>(RsaKeyForm::private_key);
+  return !blob_.empty() && (blob_.data()[0] == static_cast<std::uint8_t>(RsaKeyForm::private_key) ||
+                            blob_.data()[0] == static_cast<std::uint8_t>(RsaKeyForm::kernel_key));
 }
 
 const Algorithm& RsaKey::algorithm() const {
@@ -306,7 +307,7 @@ const Algorithm& RsaKey::algorithm() const {
 std::vector<std::uint8_t> RsaKey::public_der() const {
   const auto view = read_rsa_key_blob(blob_.span());
   if (!view) throw InvalidKey("RSA key: empty");
-  if (view->form == RsaKeyForm::public_key) return {view->der.begin(), view->der.end()};
+  if (view->form != RsaKeyForm::private_key) return {view->der.begin(), view->der.end()};
   PkeyPtr pkey = decode("DER", view->der);
   unsigned char* der = nullptr;
   const int length = i2d_PUBKEY(pkey.get(), &der);

@@ -24,7 +24,8 @@ const Algorithm* digest_row(AlgorithmId id) {
 RsaSession::RsaSession(const RsaKey& key, const SessionOptions& options)
     : Session(key.algorithm().name, AlgorithmKind::public_key, key.blob(), options),
       has_private_(key.has_private()),
-      modulus_(key.modulus().begin(), key.modulus().end()) {}
+      modulus_(key.modulus().begin(), key.modulus().end()),
+      kernel_key_(key.kernel_key_) {}
 
 void RsaSession::need_private(std::string_view operation) const {
   if (!has_private_)

@@ -22,8 +22,9 @@ namespace {
 // ours (docs/provider.md), then OpenSSL's rarer ones; the error for an
 // unknown key lists them in this order.
 constexpr std::string_view kKnownKeys[] = {
-    "module",      "activate", "policy", "driver", "stats",         "profile",  "offload_share",
-    "seed_source", "direct",   "gather", "async",  "async_workers", "identity", "soft_load"};
+    "module",  "activate",      "policy",      "driver",   "stats",
+    "profile", "offload_share", "seed_source", "direct",   "gather",
+    "async",   "async_workers", "key_storage", "identity", "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }

@@ -78,6 +78,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   char* gather = nullptr;
   char* async = nullptr;
   char* async_workers = nullptr;
+  char* key_storage = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
                          OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
@@ -88,6 +89,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
                          OSSL_PARAM_construct_utf8_ptr("gather", &gather, 0),
                          OSSL_PARAM_construct_utf8_ptr("async", &async, 0),
                          OSSL_PARAM_construct_utf8_ptr("async_workers", &async_workers, 0),
+                         OSSL_PARAM_construct_utf8_ptr("key_storage", &key_storage, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && !trim_setting(policy).empty())
@@ -107,6 +109,13 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   if (async != nullptr && !trim_setting(async).empty()) config.async = parse_switch(async, "async");
   if (async_workers != nullptr && !trim_setting(async_workers).empty())
     config.async_workers = parse_count(async_workers, "async_workers", 1, 64);
+  if (key_storage != nullptr && !trim_setting(key_storage).empty()) {
+    const std::string_view storage = trim_setting(key_storage);
+    if (storage != "memory" && storage != "keyring")
+      throw InvalidArgument("key_storage: '" + std::string(storage) +
+                            "' is not a key storage (memory, keyring)");
+    config.keys_in_kernel = storage == "keyring";
+  }
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it. A
   // bad value fails the load, as a bad key does.

@@ -26,7 +26,7 @@ struct RsaInner;  // rsa_provider.hpp
 
 // Settings from the provider's section of openssl.cnf (keys `policy`,
 // `driver`, `stats`, `profile`, `offload_share`, `seed_source`, `direct`,
-// `gather`, `async`, `async_workers`); see
+// `gather`, `async`, `async_workers`, `key_storage`); see
 // docs/provider.md and docs/rng.md.
 struct ProviderConfig {
   Policy policy = Policy::fastest;
@@ -52,6 +52,11 @@ struct ProviderConfig {
   // (async_workers.hpp).
   bool async = true;
   unsigned async_workers = 8;
+  // `key_storage = keyring`: an RSA private key the provider serves is
+  // moved into the kernel keyring when it is loaded and kept nowhere in the
+  // process (RsaKey::keep_in_kernel_keyring); `memory` (default) keeps it
+  // in the process, where every driver can use it.
+  bool keys_in_kernel = false;
 };
 
 class ProviderContext {

@@ -5,6 +5,8 @@
 #include <openssl/params.h>
 
 #include <atomic>
+#include <memory>
+#include <new>
 
 #include "errors.hpp"
 #include "function_tables.hpp"
@@ -77,7 +79,13 @@ const OSSL_PARAM* gen_settable_params(void* genctx, void* provctx) {
 
 void* gen(void* genctx, OSSL_CALLBACK* cb, void* cbarg) {
   auto* g = static_cast<GenContext*>(genctx);
-  return wrap(*g->pc, rsa_inner(*g->pc).gen(g->inner, cb, cbarg));
+  auto* key = key_of(wrap(*g->pc, rsa_inner(*g->pc).gen(g->inner, cb, cbarg)));
+  if (key == nullptr || !g->pc->config().keys_in_kernel) return key;
+  return guarded(g->pc, static_cast<void*>(nullptr), [&]() -> void* {
+    std::unique_ptr<RsaKeyObject> owned(key);
+    owned->keep_private_in_kernel();
+    return owned.release();
+  });
 }
 
 void gen_cleanup(void* genctx) {
@@ -110,15 +118,21 @@ const OSSL_PARAM* settable_params(void* provctx) {
              : nullptr;
 }
 
+// A key kept in the kernel keyring has its private half there: the
+// default provider's key, which holds the public half, answers the rest.
+int public_part_of(const RsaKeyObject& k, int selection) noexcept {
+  return k.private_in_kernel() ? selection & ~OSSL_KEYMGMT_SELECT_PRIVATE_KEY : selection;
+}
+
 int has(const void* keydata, int selection) {
   const auto* k = static_cast<const RsaKeyObject*>(keydata);
   if (k == nullptr) return 0;
-  return rsa_inner(*k->pc).has(k->inner, selection);
+  return rsa_inner(*k->pc).has(k->inner, public_part_of(*k, selection));
 }
 
 int validate(const void* keydata, int selection, int checktype) {
   const auto* k = static_cast<const RsaKeyObject*>(keydata);
-  return rsa_inner(*k->pc).validate(k->inner, selection, checktype);
+  return rsa_inner(*k->pc).validate(k->inner, public_part_of(*k, selection), checktype);
 }
 
 int match(const void* a, const void* b, int selection) {
@@ -129,7 +143,14 @@ int match(const void* a, const void* b, int selection) {
 
 int import(void* keydata, int selection, const OSSL_PARAM params[]) {
   RsaKeyObject* k = key_of(keydata);
-  return rsa_inner(*k->pc).import(k->inner, selection, params);
+  if (rsa_inner(*k->pc).import(k->inner, selection, params) != 1) return 0;
+  if (!k->pc->config().keys_in_kernel || (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0 ||
+      rsa_inner(*k->pc).has(k->inner, OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
+    return 1;
+  return guarded(k->pc, 0, [&] {
+    k->keep_private_in_kernel();
+    return 1;
+  });
 }
 
 // These two get no provider context; the default provider's functions are
@@ -154,9 +175,17 @@ int export_(void* keydata, int selection, OSSL_CALLBACK* cb, void* cbarg) {
 }
 
 void* dup(const void* keydata, int selection) {
-  const auto* k = static_cast<const RsaKeyObject*>(keydata);
+  auto* k = const_cast<RsaKeyObject*>(static_cast<const RsaKeyObject*>(keydata));
   if (rsa_inner(*k->pc).dup == nullptr) return nullptr;
-  return wrap(*k->pc, rsa_inner(*k->pc).dup(k->inner, selection));
+  auto* copy = key_of(wrap(*k->pc, rsa_inner(*k->pc).dup(k->inner, public_part_of(*k, selection))));
+  if (copy == nullptr || !k->private_in_kernel() ||
+      (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) == 0)
+    return copy;
+  return guarded(k->pc, static_cast<void*>(nullptr), [&]() -> void* {
+    std::unique_ptr<RsaKeyObject> owned(copy);
+    owned->share_kernel_key_of(*k);
+    return owned.release();
+  });
 }
 
 const char* query_operation_name(int) {
@@ -225,6 +254,54 @@ bool RsaKeyObject::served() {
     return false;  // OpenSSL's own implementation says what is wrong with it
   }
   return true;
+}
+
+namespace {
+
+struct PublicCopy {
+  RsaInner* inner;
+  void* key;
+};
+
+int import_public(const OSSL_PARAM params[], void* arg) {
+  auto* copy = static_cast<PublicCopy*>(arg);
+  return copy->inner->import(copy->key, OSSL_KEYMGMT_SELECT_PUBLIC_KEY, params);
+}
+
+}  // namespace
+
+void RsaKeyObject::keep_private_in_kernel() {
+  const std::lock_guard lock(mutex_);
+  idle_.clear();
+  key_.reset();
+  tried_ = false;
+  if (!served())
+    throw Unsupported(
+        "key_storage = keyring: cryptoaccel does not serve this RSA key (two-prime keys of "
+        "2048, 3072 or 4096 bits are kept in the kernel keyring), and it is not kept in memory "
+        "either");
+  key_->keep_in_kernel_keyring();
+  // The default provider's key keeps the public half only; freeing the old
+  // one clears its private numbers (OpenSSL's RSA_free).
+  RsaInner& fns = rsa_inner(*pc);
+  PublicCopy copy{&fns, fns.key_new(fns.provctx)};
+  if (copy.key == nullptr) throw std::bad_alloc();
+  if (fns.export_(inner, OSSL_KEYMGMT_SELECT_PUBLIC_KEY, &import_public, &copy) != 1) {
+    fns.key_free(copy.key);
+    key_.reset();
+    throw DriverFailure("key_storage = keyring: could not copy the public key");
+  }
+  fns.key_free(inner);
+  inner = copy.key;
+  private_in_kernel_ = true;
+}
+
+void RsaKeyObject::share_kernel_key_of(RsaKeyObject& other) {
+  std::scoped_lock lock(mutex_, other.mutex_);
+  if (!other.key_) throw InvalidKey("key_storage = keyring: the key has no kernel key");
+  key_.emplace(*other.key_);
+  tried_ = true;
+  private_in_kernel_ = true;
 }
 
 RsaKeyObject::Lease RsaKeyObject::lease() {

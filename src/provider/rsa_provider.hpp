@@ -90,6 +90,15 @@ struct RsaKeyObject {
   };
   Lease lease();
 
+  // `key_storage = keyring`: moves the private key into the kernel keyring
+  // (RsaKey::keep_in_kernel_keyring) and replaces the default provider's
+  // key with its public half, so that no copy stays in the process. Throws
+  // Error saying why when that cannot be done; the key is then unusable.
+  void keep_private_in_kernel();
+  bool private_in_kernel() const noexcept { return private_in_kernel_; }
+  // A duplicate's library key: the same kernel key, shared.
+  void share_kernel_key_of(RsaKeyObject& other);
+
   ProviderContext* pc;
   void* inner;
 
@@ -98,6 +107,7 @@ struct RsaKeyObject {
   bool served();
   std::mutex mutex_;
   bool tried_ = false;
+  bool private_in_kernel_ = false;
   std::optional<RsaKey> key_;
   std::vector<std::unique_ptr<RsaSession>> idle_;
 };

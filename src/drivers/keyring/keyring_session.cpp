@@ -37,8 +37,15 @@ void right_align(std::span<std::uint8_t> out, std::size_t length) noexcept {
 
 class KeyringSession final : public DriverSession {
  public:
-  KeyringSession(KeySerial key, KeySerial ring, std::size_t bits, Reach reach)
-      : key_(key, ring), bits_(bits), bytes_((bits + 7) / 8), reach_(reach), scratch_(bytes_) {}
+  // `owned`: the session added the key and revokes it when it ends; a key
+  // kept in the keyring by RsaKey belongs to the RsaKey.
+  KeyringSession(KeySerial key, KeySerial ring, bool owned, std::size_t bits, Reach reach)
+      : key_(key),
+        owned_(owned ? std::make_unique<KernelKey>(key, ring) : nullptr),
+        bits_(bits),
+        bytes_((bits + 7) / 8),
+        reach_(reach),
+        scratch_(bytes_) {}
   ~KeyringSession() override { secure_wipe(scratch_.data(), scratch_.size()); }
 
   std::size_t process(std::span<Request> batch) noexcept override {
@@ -54,7 +61,7 @@ class KeyringSession final : public DriverSession {
 
   // m^d (decrypt) or m^e (encrypt) into `out` (a whole modulus).
   ErrorCode raw(PkeyOperation op, std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
-    const KeyResult r = pkey(op, key_.serial(), kRaw, in, out);
+    const KeyResult r = pkey(op, key_, kRaw, in, out);
     if (!r) return key_withdrawn(r.error) ? ErrorCode::invalid_key : ErrorCode::driver_failure;
     right_align(out, static_cast<std::size_t>(r.value));
     return ErrorCode::ok;
@@ -101,13 +108,13 @@ class KeyringSession final : public DriverSession {
   ErrorCode run_pkcs1(Request& r) noexcept {
     if (r.rsa->padding != RsaPadding::pkcs1) return ErrorCode::unsupported;
     if (r.op == Operation::encrypt) {
-      const KeyResult k = pkey(PkeyOperation::encrypt, key_.serial(), kPkcs1, r.in, r.out);
+      const KeyResult k = pkey(PkeyOperation::encrypt, key_, kPkcs1, r.in, r.out);
       if (!k) return key_withdrawn(k.error) ? ErrorCode::invalid_key : ErrorCode::driver_failure;
       right_align(r.out, static_cast<std::size_t>(k.value));
       return ErrorCode::ok;
     }
     if (r.op != Operation::decrypt) return ErrorCode::unsupported;
-    const KeyResult k = pkey(PkeyOperation::decrypt, key_.serial(), kPkcs1, r.in, r.out);
+    const KeyResult k = pkey(PkeyOperation::decrypt, key_, kPkcs1, r.in, r.out);
     if (!k) {
       secure_wipe(r.out.data(), r.out.size());
       r.out_length = 0;
@@ -123,7 +130,8 @@ class KeyringSession final : public DriverSession {
     return ErrorCode::ok;
   }
 
-  KernelKey key_;
+  KeySerial key_;
+  std::unique_ptr<KernelKey> owned_;
   std::size_t bits_, bytes_;
   Reach reach_;
   std::vector<std::uint8_t> scratch_;
@@ -142,16 +150,28 @@ std::unique_ptr<DriverSession> open_keyring_session(const Algorithm& algorithm,
   const auto view = read_rsa_key_blob(blob);
   if (!view || view->modulus_bytes != algorithm.output_size)
     throw InvalidKey("keyring: not a " + std::string(algorithm.name) + " key");
-  if (view->form != RsaKeyForm::private_key)
-    throw Unsupported("keyring: the kernel takes private keys only (PKCS#8)");
-  const KeyResult added = add_private_key(key_description(), view->der, ring);
-  if (!added) throw DriverFailure("keyring: add_key refused the key: " + describe(added.error));
-  const auto serial = static_cast<KeySerial>(added.value);
-  auto session = std::make_unique<KeyringSession>(serial, ring, algorithm.output_size * 8, reach);
-  const KeyResult bits = query_key_bits(serial, kRaw);
-  if (!bits || static_cast<std::size_t>(bits.value) != algorithm.output_size * 8)
+  const std::size_t bits = algorithm.output_size * 8;
+  std::unique_ptr<KeyringSession> session;
+  KeySerial serial = 0;
+  if (view->form == RsaKeyForm::kernel_key) {
+    serial = view->kernel_serial;
+    session = std::make_unique<KeyringSession>(serial, ring, false, bits, reach);
+  } else {
+    if (view->form != RsaKeyForm::private_key)
+      throw Unsupported("keyring: the kernel takes private keys only (PKCS#8)");
+    const KeyResult added = add_private_key(key_description(), view->der, ring);
+    if (!added) throw DriverFailure("keyring: add_key refused the key: " + describe(added.error));
+    serial = static_cast<KeySerial>(added.value);
+    session = std::make_unique<KeyringSession>(serial, ring, true, bits, reach);
+  }
+  const KeyResult bits_reported = query_key_bits(serial, kRaw);
+  if (!bits_reported && key_withdrawn(bits_reported.error))
+    throw InvalidKey("keyring: the kernel key was revoked or is gone: " +
+                     describe(bits_reported.error));
+  if (!bits_reported || static_cast<std::size_t>(bits_reported.value) != bits)
     throw DriverFailure("keyring: the kernel does not report the key as " +
-                        std::string(algorithm.name));
+                        std::string(algorithm.name) +
+                        (bits_reported ? "" : ": " + describe(bits_reported.error)));
   return session;
 }
 

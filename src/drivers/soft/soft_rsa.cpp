@@ -140,6 +140,9 @@ std::unique_ptr<DriverSession> open_rsa_session(OSSL_LIB_CTX* libctx, const Algo
   if (blob->modulus_bytes != algorithm.output_size)
     throw InvalidKey("soft: " + std::string(algorithm.name) + " takes a " +
                      std::to_string(algorithm.output_size * 8) + "-bit modulus");
+  if (blob->form == RsaKeyForm::kernel_key)
+    throw Unsupported(
+        "soft: the private key is kept in the kernel keyring; only the keyring driver can use it");
   const unsigned char* der = blob->der.data();
   const long length = static_cast<long>(blob->der.size());
   const bool has_private = blob->form == RsaKeyForm::private_key;
