@@ -164,15 +164,7 @@ int decrypt(void* c, unsigned char* out, size_t* outlen, size_t outsize, const u
     const auto parameters = routed(x, true);
     auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
     if (!session || !session->has_private()) {
-      // The default provider's key holds no private half to fall back on.
-      if (x.key->private_in_kernel()) {
-        CRYPTOACCEL_RAISE(x.pc, kReasonOperationFailed,
-                          "RSA %s: the private key is kept in the kernel keyring "
-                          "(key_storage = keyring), where only the padding and digests "
-                          "cryptoaccel serves can use it",
-                          "decryption");
-        return 0;
-      }
+      if (x.key->refuse_unserved_private("decryption")) return 0;
       return fns(*x.pc).decrypt(x.inner, out, outlen, outsize, in, inlen);
     }
     // OpenSSL's own wants room for a whole modulus, whatever the plaintext.

@@ -296,6 +296,15 @@ void RsaKeyObject::keep_private_in_kernel() {
   private_in_kernel_ = true;
 }
 
+bool RsaKeyObject::refuse_unserved_private(const char* operation) const noexcept {
+  if (!private_in_kernel_) return false;
+  CRYPTOACCEL_RAISE(pc, kReasonOperationFailed,
+                    "RSA %s: the private key is kept in the kernel keyring (key_storage = "
+                    "keyring), where only the padding and digests cryptoaccel serves can use it",
+                    operation);
+  return true;
+}
+
 void RsaKeyObject::share_kernel_key_of(RsaKeyObject& other) {
   std::scoped_lock lock(mutex_, other.mutex_);
   if (!other.key_) throw InvalidKey("key_storage = keyring: the key has no kernel key");

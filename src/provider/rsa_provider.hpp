@@ -96,6 +96,10 @@ struct RsaKeyObject {
   // Error saying why when that cannot be done; the key is then unusable.
   void keep_private_in_kernel();
   bool private_in_kernel() const noexcept { return private_in_kernel_; }
+  // For a private-key operation the library does not serve: true, with the
+  // reason raised, when the key's private half is in the kernel (the
+  // default provider's key has none to fall back on).
+  bool refuse_unserved_private(const char* operation) const noexcept;
   // A duplicate's library key: the same kernel key, shared.
   void share_kernel_key_of(RsaKeyObject& other);
 

@@ -158,15 +158,7 @@ int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsi
     const auto parameters = routed(x);
     auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
     if (!session || !session->has_private()) {
-      // The default provider's key holds no private half to fall back on.
-      if (x.key->private_in_kernel()) {
-        CRYPTOACCEL_RAISE(x.pc, kReasonOperationFailed,
-                          "RSA %s: the private key is kept in the kernel keyring "
-                          "(key_storage = keyring), where only the padding and digests "
-                          "cryptoaccel serves can use it",
-                          "signature");
-        return 0;
-      }
+      if (x.key->refuse_unserved_private("signature")) return 0;
       return fns(*x.pc).sign(x.inner, sig, siglen, sigsize, tbs, tbslen);
     }
     if (sigsize < session->size()) {
