@@ -70,6 +70,7 @@ SessionCore::SessionCore(const Algorithm& algorithm, Bytes key, const SessionOpt
       algorithm_(algorithm) {
   check_key(algorithm, key);
   pinned_ = preferred_driver(framework_.registry, algorithm, key, options);
+  falls_back_ = options.fall_back;
   key_.assign(key);
   slots_.resize(framework_.registry.drivers().size());
 }
@@ -79,6 +80,7 @@ SessionCore::SessionCore(const SessionCore& other, Bytes key)
       algorithm_(other.algorithm_),
       key_(key),
       pinned_(other.pinned_),
+      falls_back_(other.falls_back_),
       slots_(other.slots_.size()) {}
 
 std::unique_ptr<SessionCore> SessionCore::clone() const {
@@ -89,9 +91,10 @@ SessionCore::~SessionCore() {
   flush_usage();
 }
 
-void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const {
+void SessionCore::candidates(std::size_t size, std::vector<RegisteredDriver*>& out,
+                             bool follow_pin) const {
   out.clear();
-  if (pinned_ != nullptr) {
+  if (pinned_ != nullptr && follow_pin) {
     out.push_back(pinned_);  // pinned: whatever its health
     return;
   }
@@ -246,22 +249,23 @@ void SessionCore::cache_route(RegisteredDriver& driver, DriverSession& session,
   if (route_.hardware && pinned_ == nullptr) add_overflow(request);
 }
 
-ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoid) {
+ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoid,
+                                  bool follow_pin) {
   const std::size_t a = index_of(algorithm_.id);
+  const bool pinned = pinned_ != nullptr && follow_pin;
   // An in-place request whose driver failed may have half-overwritten its
   // input: retrying it elsewhere could return a wrong answer, so it fails.
   const bool in_place = overlaps(request);
   bool attempted = false;
-  candidates(request.in.size(), candidates_);
+  candidates(request.in.size(), candidates_, follow_pin);
   // The dispatcher's first choice (or any of its equivalent peers) is
   // cached as the session's route; a fallback is not, so that the first
   // choice is tried again once it is back.
   const auto ordered = framework_.dispatcher.candidates(algorithm_.id, request.in.size());
   const auto first_choices =
-      pinned_ != nullptr
-          ? std::span<RegisteredDriver* const>(&pinned_, 1)
-          : ordered.first(std::min(ordered.size(),
-                                   framework_.dispatcher.peers(algorithm_.id, request.in.size())));
+      pinned ? std::span<RegisteredDriver* const>(&pinned_, 1)
+             : ordered.first(std::min(
+                   ordered.size(), framework_.dispatcher.peers(algorithm_.id, request.in.size())));
   for (RegisteredDriver* driver : candidates_) {
     if (driver == avoid) continue;
     const Capability* capability = driver->enabled[a];
@@ -274,15 +278,22 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     if (outcome == Attempt::served) {
       // Only a first choice is cached: whatever it covers in its size range,
       // it would be chosen for anyway. A driver that takes only some
-      // operations never is: the route would not ask which.
-      if (capability->operations == kEveryOperation &&
+      // operations never is: the route would not ask which. Nor is one
+      // that served in the pinned driver's stead: the pin stays first.
+      if (capability->operations == kEveryOperation && (pinned || pinned_ == nullptr) &&
           std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end())
         cache_route(*driver, *session, *capability, request);
       return request.status;
     }
     if (in_place) break;
   }
-  if (!attempted) throw_no_driver(request);
+  if (!attempted) {
+    // A preference (the provider's `driver =`): a request its driver does
+    // not cover (an operation it lacks, such as a signature on a driver
+    // that only decrypts) goes to the dispatcher rather than failing.
+    if (pinned && falls_back_) return run_routed(request, avoid, false);
+    throw_no_driver(request);
+  }
   throw_failure();
 }
 

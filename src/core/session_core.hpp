@@ -122,7 +122,9 @@ class SessionCore {
                                   const RegisteredDriver* avoid, DriverSession*& session,
                                   std::size_t& depth) noexcept;
   // In order of preference, the drivers in quarantine last.
-  void candidates(std::size_t size, std::vector<RegisteredDriver*>& out) const;
+  // `follow_pin` false: the dispatcher's, as if the session had no pin.
+  void candidates(std::size_t size, std::vector<RegisteredDriver*>& out,
+                  bool follow_pin = true) const;
   // Runs one request on `driver` and accounts for it: the driver's health,
   // this session's counters, the session that served last. Whether the
   // driver served it (any status but driver_failure), failed, or declined
@@ -130,7 +132,10 @@ class SessionCore {
   enum class Attempt : std::uint8_t { served, failed, declined };
   Attempt attempt(RegisteredDriver& driver, DriverSession& session, Request& request);
   // Walks the dispatcher's candidates from the first; caches the route.
-  ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr);
+  // With a preference that falls back, a request the pinned driver does not
+  // cover walks them again with `follow_pin` false.
+  ErrorCode run_routed(Request& request, const RegisteredDriver* avoid = nullptr,
+                       bool follow_pin = true);
   void cache_route(RegisteredDriver& driver, DriverSession& session, const Capability& capability,
                    const Request& request);
   // The cached route failed: account for it, then reroute.
@@ -178,6 +183,7 @@ class SessionCore {
   const Algorithm& algorithm_;
   SecretBytes key_;
   RegisteredDriver* pinned_ = nullptr;
+  bool falls_back_ = false;  // SessionOptions::fall_back: the pin is a preference
   std::vector<Slot> slots_;  // indexed by RegisteredDriver::index
   RegisteredDriver* last_ = nullptr;
   DriverSession* last_session_ = nullptr;  // served the previous request

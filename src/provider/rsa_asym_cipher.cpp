@@ -123,16 +123,12 @@ void* dupctx(void* c) {
 
 int encrypt_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
-  x.adopt(provkey);
-  const ParamsWithoutProperties own(params);
-  return fns(*x.pc).encrypt_init(x.inner, inner_key(provkey), own.get());
+  return init_operation(x, fns(*x.pc).encrypt_init, provkey, params);
 }
 
 int decrypt_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
-  x.adopt(provkey);
-  const ParamsWithoutProperties own(params);
-  return fns(*x.pc).decrypt_init(x.inner, inner_key(provkey), own.get());
+  return init_operation(x, fns(*x.pc).decrypt_init, provkey, params);
 }
 
 int encrypt(void* c, unsigned char* out, size_t* outlen, size_t outsize, const unsigned char* in,

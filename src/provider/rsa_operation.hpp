@@ -60,6 +60,17 @@ inline void* inner_key(void* provkey) noexcept {
   return provkey != nullptr ? static_cast<RsaKeyObject*>(provkey)->inner : nullptr;
 }
 
+// An init of ours (sign, verify, verify-recover, encrypt, decrypt): the key
+// adopted, then the default's context initialised with the default's half of
+// the key and the parameters it can take.
+template <typename InnerInit>
+int init_operation(RsaOperation& x, InnerInit* inner_init, void* provkey,
+                   const OSSL_PARAM params[]) {
+  x.adopt(provkey);
+  const ParamsWithoutProperties own(params);
+  return inner_init(x.inner, inner_key(provkey), own.get());
+}
+
 // The four parameter entries, handed to the default's context. `Context`
 // derives from RsaOperation; `fns` gives the default's table of functions.
 template <typename Context, typename Functions, const Functions& (*fns)(ProviderContext&)>

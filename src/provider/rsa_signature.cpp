@@ -137,16 +137,12 @@ void* dupctx(void* c) {
 
 int sign_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
-  x.adopt(provkey);
-  const ParamsWithoutProperties own(params);
-  return fns(*x.pc).sign_init(x.inner, inner_key(provkey), own.get());
+  return init_operation(x, fns(*x.pc).sign_init, provkey, params);
 }
 
 int verify_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
-  x.adopt(provkey);
-  const ParamsWithoutProperties own(params);
-  return fns(*x.pc).verify_init(x.inner, inner_key(provkey), own.get());
+  return init_operation(x, fns(*x.pc).verify_init, provkey, params);
 }
 
 int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsigned char* tbs,
@@ -188,9 +184,7 @@ int verify(void* c, const unsigned char* sig, size_t siglen, const unsigned char
 
 int verify_recover_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
-  x.adopt(provkey);
-  const ParamsWithoutProperties own(params);
-  return fns(*x.pc).verify_recover_init(x.inner, inner_key(provkey), own.get());
+  return init_operation(x, fns(*x.pc).verify_recover_init, provkey, params);
 }
 
 int verify_recover(void* c, unsigned char* rout, size_t* routlen, size_t routsize,

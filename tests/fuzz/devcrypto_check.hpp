@@ -16,7 +16,9 @@
 //   byte 0   what (modulo 11): 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
 //            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 a command the input names
 //            (4 bytes follow), 6 close and reopen the client, 7 one raw call
-//            (the decoder given bytes no retry asked for), 8 CIOCASYNCCRYPT,
+//            (the decoder given bytes no retry asked for, CIOCKEY's and
+//            CIOCASYMFEAT's too; which command: the flags' top three bits
+//            and one byte that follows), 8 CIOCASYNCCRYPT,
 //            9 CIOCASYNCFETCH, 10 CIOCKEY
 //   byte 1   flags: kOnB the second client; kKnownSession the session id
 //            is one the server gave (index: the next byte); kMapPointers
@@ -39,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -319,8 +322,10 @@ class DevcryptoRun {
     static const unsigned kCommands[] = {cryptodev::kCiocGSession,   cryptodev::kCiocCrypt,
                                          cryptodev::kCiocAuthCrypt,  cryptodev::kCiocFSession,
                                          cryptodev::kCiocGSessInfo,  cryptodev::kCiocAsyncCrypt,
-                                         cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash};
-    const unsigned cmd = kCommands[(flags >> 5) % 8];
+                                         cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash,
+                                         cryptodev::kCiocKey,        cryptodev::kCiocAsymFeat};
+    // Which: the flags' top three bits and the next byte.
+    const unsigned cmd = kCommands[((flags >> 5) | (byte() << 3)) % std::size(kCommands)];
     std::vector<std::uint8_t> in(byte());
     take(in.data(), in.size());
     const std::size_t out_size = u16();

@@ -57,6 +57,34 @@ TEST(Dispatch, PoliciesOrderSoftwareAndHardware) {
   EXPECT_EQ(software.framework->policy(), Policy::software);
 }
 
+// The provider's `driver =` is a preference: a request its driver lacks the
+// operation for goes to the dispatcher; a strict pin fails it.
+TEST(Dispatch, APreferenceSendsWhatItsDriverLacksToTheDispatcher) {
+  DriverControl control;
+  FrameworkOptions framework_options;
+  auto encrypt_only = std::make_unique<test::TestCbcDriver>("accel", DriverKind::hardware, control);
+  encrypt_only->take_only(operation_bit(Operation::encrypt));
+  framework_options.drivers.push_back(std::move(encrypt_only));
+  Framework framework(std::move(framework_options));
+  const ByteVector key = random_bytes(16), iv = random_bytes(16), plain = random_bytes(64);
+
+  CipherSession preferred("aes-128-cbc", key,
+                          {.framework = &framework, .driver = "accel", .fall_back = true});
+  const ByteVector cipher = preferred.encrypt(iv, plain);
+  EXPECT_EQ(preferred.last_driver(), "accel");
+  const int processed = control.processed.load();  // with the self-test's
+  EXPECT_EQ(preferred.decrypt(iv, cipher), plain);
+  EXPECT_EQ(preferred.last_driver(), "soft");
+  EXPECT_EQ(control.processed.load(), processed);  // never offered to "accel"
+  preferred.encrypt(iv, plain);                    // the preference stays first
+  EXPECT_EQ(preferred.last_driver(), "accel");
+  EXPECT_EQ(control.processed.load(), processed + 1);
+
+  CipherSession strict("aes-128-cbc", key, {.framework = &framework, .driver = "accel"});
+  EXPECT_EQ(strict.encrypt(iv, plain), cipher);
+  EXPECT_THROW(strict.decrypt(iv, cipher), Unsupported);
+}
+
 TEST(Dispatch, RequestsTooLargeForADriverGoElsewhere) {
   Bed bed(Policy::offload);
   CipherSession s("aes-128-cbc", random_bytes(16), bed.options());

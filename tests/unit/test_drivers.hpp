@@ -77,6 +77,8 @@ class TestCbcDriver final : public Driver {
             .gathers = gathers_};
   }
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
+  // Takes only these operations (operation_bit()s), as some devices do.
+  void take_only(std::uint8_t operations) { capabilities_[0].operations = operations; }
   std::unique_ptr<DriverSession> open_session(const Algorithm&,
                                               std::span<const std::uint8_t> key) override {
     return std::make_unique<TestCbcSession>(std::vector<std::uint8_t>(key.begin(), key.end()),
