@@ -17,7 +17,7 @@ PREFIX     ?= /usr/local
 CONFIGURE = cmake -S . -G Ninja -Wno-dev -DCRYPTOACCEL_WERROR=ON
 
 .PHONY: all deps configure build run test test-unit test-asan test-tsan test-release install \
-	format clean
+	format clean test-openssl-all
 
 all: build
 
@@ -40,6 +40,17 @@ run: build
 	  --plot $(SPEED_PLOT)
 
 test: test-unit test-asan test-tsan test-release
+
+# Not part of `test` yet (issue 21): the provider built against the system's
+# OpenSSL, checked in OpenSSL 3.0, 3.5, 3.6 and 4.0 built from Debian's
+# source packages (scripts/build-openssl-version, cached per version).
+OPENSSL_VERSIONS ?= 3.0 3.5 3.6 4.0
+test-openssl-all: configure
+	cmake --build $(BUILD) -j$(JOBS) --target cryptoaccel-provider
+	@for v in $(OPENSSL_VERSIONS); do scripts/build-openssl-version $$v >/dev/null || exit 1; done
+	@status=0; for v in $(OPENSSL_VERSIONS); do \
+	  tests/openssl-versions/check-version $$v $(BUILD)/src/provider/cryptoaccel.so || status=1; \
+	done; exit $$status
 
 test-unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
