@@ -130,13 +130,14 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
   if (slot.unusable) return nullptr;
   try {
     slot.session = driver.driver->open_session(algorithm_, key_.span());
-  } catch (const Error&) {
+  } catch (const Error& e) {
     if (pinned_ != nullptr) throw;
+    // A driver that cannot take this key (soft and a key in the kernel
+    // keyring, a size a device lacks) declines it; only a broken driver has
+    // failed.
+    if (e.code() == ErrorCode::driver_failure) ++slot.failures;
   }
-  if (!slot.session) {
-    slot.unusable = true;
-    ++slot.failures;
-  }
+  if (!slot.session) slot.unusable = true;
   return slot.session.get();
 }
 

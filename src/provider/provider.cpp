@@ -13,6 +13,7 @@
 #include "cryptoaccel/version.hpp"
 #include "errors.hpp"
 #include "function_tables.hpp"
+#include "keyring_store.hpp"
 #include "provider_context.hpp"
 #include "rand_seed.hpp"
 #include "rsa_provider.hpp"
@@ -72,6 +73,9 @@ void build_tables(ProviderContext& pc) {
     pc.keymgmts.push_back({kRsaNames, kProperties, rsa_keymgmt_functions(), nullptr});
     pc.signatures.push_back({kRsaNames, kProperties, rsa_signature_functions(), nullptr});
     pc.asym_ciphers.push_back({kRsaNames, kProperties, rsa_asym_cipher_functions(), nullptr});
+    pc.stores.push_back({kKeyringStoreScheme, kProperties, keyring_store_functions(),
+                         "cryptoaccel-keyring:FILE: an RSA private key file, moved into the "
+                         "kernel keyring as it is loaded"});
   }
   if (any_hmac) {
     const OSSL_DISPATCH* direct = pc.forwarding().hmac_table();
@@ -82,7 +86,7 @@ void build_tables(ProviderContext& pc) {
   pc.rands.push_back({kSeedName, kProperties, seed_functions(),
                       "cryptoaccel seed source: a hardware RNG through SP 800-90B health tests"});
   for (auto* list : {&pc.ciphers, &pc.digests, &pc.macs, &pc.rands, &pc.keymgmts, &pc.signatures,
-                     &pc.asym_ciphers})
+                     &pc.asym_ciphers, &pc.stores})
     list->push_back({nullptr, nullptr, nullptr, nullptr});
 }
 
@@ -104,6 +108,8 @@ const OSSL_ALGORITHM* query(void* provctx, int operation, int* no_store) {
       return pc->signatures.data();
     case OSSL_OP_ASYM_CIPHER:
       return pc->asym_ciphers.data();
+    case OSSL_OP_STORE:
+      return pc->stores.data();
     default:
       return nullptr;
   }

@@ -81,7 +81,8 @@ class ProviderContext {
   bool offers(AlgorithmId id) const noexcept { return offered_[index_of(id)]; }
 
   // What query_operation answers, per operation (filled by provider.cpp).
-  std::vector<OSSL_ALGORITHM> ciphers, digests, macs, rands, keymgmts, signatures, asym_ciphers;
+  std::vector<OSSL_ALGORITHM> ciphers, digests, macs, rands, keymgmts, signatures, asym_ciphers,
+      stores;
 
   // The default provider's RSA implementations that ours wrap.
   RsaInner& rsa_inner() noexcept { return *rsa_inner_; }

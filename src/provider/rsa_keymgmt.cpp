@@ -10,6 +10,7 @@
 
 #include "errors.hpp"
 #include "function_tables.hpp"
+#include "keyring_store.hpp"
 #include "rsa_provider.hpp"
 
 namespace cryptoaccel::provider {
@@ -188,6 +189,12 @@ void* dup(const void* keydata, int selection) {
   });
 }
 
+// A key the cryptoaccel-keyring: store made (keyring_store.hpp); OpenSSL
+// calls this only with references from this provider's store.
+void* load(const void* reference, std::size_t reference_size) {
+  return take_stored_key(reference, reference_size);
+}
+
 const char* query_operation_name(int) {
   return "RSA";
 }
@@ -305,6 +312,15 @@ bool RsaKeyObject::refuse_unserved_private(const char* operation) const noexcept
   return true;
 }
 
+void RsaKeyObject::adopt_kernel_key(RsaKey key) {
+  if (!key.in_kernel_keyring()) throw InvalidKey("the key is not in the kernel keyring");
+  const std::lock_guard lock(mutex_);
+  idle_.clear();
+  key_.emplace(std::move(key));
+  tried_ = true;
+  private_in_kernel_ = true;
+}
+
 void RsaKeyObject::share_kernel_key_of(RsaKeyObject& other) {
   std::scoped_lock lock(mutex_, other.mutex_);
   if (!other.key_) throw InvalidKey("key_storage = keyring: the key has no kernel key");
@@ -410,6 +426,7 @@ const OSSL_DISPATCH* rsa_keymgmt_functions() noexcept {
       entry(OSSL_FUNC_KEYMGMT_EXPORT, &export_),
       entry(OSSL_FUNC_KEYMGMT_EXPORT_TYPES, &export_types_of),
       entry(OSSL_FUNC_KEYMGMT_DUP, &dup),
+      entry(OSSL_FUNC_KEYMGMT_LOAD, &load),
       entry(OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, &query_operation_name),
       kEnd};
   return table;

@@ -100,6 +100,9 @@ struct RsaKeyObject {
   // reason raised, when the key's private half is in the kernel (the
   // default provider's key has none to fall back on).
   bool refuse_unserved_private(const char* operation) const noexcept;
+  // The cryptoaccel-keyring: store's key: `inner` holds the public half,
+  // `key` (already in the kernel keyring) serves the private operations.
+  void adopt_kernel_key(RsaKey key);
   // A duplicate's library key: the same kernel key, shared.
   void share_kernel_key_of(RsaKeyObject& other);
 
