@@ -131,7 +131,7 @@ DriverSession* SessionCore::session_for(RegisteredDriver& driver) {
   try {
     slot.session = driver.driver->open_session(algorithm_, key_.span());
   } catch (const Error& e) {
-    if (pinned_ != nullptr) throw;
+    if (holds_to(driver)) throw;
     // A driver that cannot take this key (soft and a key in the kernel
     // keyring, a size a device lacks) declines it; only a broken driver has
     // failed.
@@ -149,7 +149,7 @@ SessionCore::Attempt SessionCore::attempt(RegisteredDriver& driver, DriverSessio
     const InFlightCount in_flight(driver, 1);
     session.process_one(request);
   }
-  if (request.status == ErrorCode::unsupported && pinned_ == nullptr &&
+  if (request.status == ErrorCode::unsupported && !holds_to(driver) &&
       driver.enabled[index_of(algorithm_.id)]->operations != kEveryOperation) {
     request.status = ErrorCode::ok;
     return Attempt::declined;
@@ -177,7 +177,7 @@ ErrorCode SessionCore::reroute_after_failure(Request& request) {
   last_session_ = nullptr;
   // A pinned driver is never swapped; an in-place request may have lost its
   // input to the failed driver.
-  if (pinned_ != nullptr || overlaps(request)) throw_failure();
+  if (pinned_ != nullptr || overlaps(request)) throw_failure(pinned_ != nullptr);
   return run_routed(request);
 }
 
@@ -222,7 +222,7 @@ ErrorCode SessionCore::run_on_hardware(Request& request) {
     // Other threads keep the device busy: software is sooner.
     if (attempt(*route_.overflow, *route_.overflow_session, request) == Attempt::served)
       return request.status;
-    if (overlaps(request)) throw_failure();  // its input may be lost
+    if (overlaps(request)) throw_failure(false);  // its input may be lost
     // The device takes it after all.
     request.continues = chain;
   }
@@ -293,31 +293,32 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
     // not cover (an operation it lacks, such as a signature on a driver
     // that only decrypts) goes to the dispatcher rather than failing.
     if (pinned && falls_back_) return run_routed(request, avoid, false);
-    throw_no_driver(request);
+    throw_no_driver(request, pinned);
   }
-  throw_failure();
+  throw_failure(pinned);
 }
 
-void SessionCore::throw_failure() const {
-  throw DriverFailure(pinned_ ? "driver '" + pinned_->name + "' failed on " +
-                                    std::string(algorithm_.name)
-                              : "every driver failed on " + std::string(algorithm_.name));
+void SessionCore::throw_failure(bool on_pin) const {
+  throw DriverFailure(on_pin ? "driver '" + pinned_->name + "' failed on " +
+                                   std::string(algorithm_.name)
+                             : "every driver failed on " + std::string(algorithm_.name));
 }
 
-void SessionCore::throw_no_driver(const Request& request) const {
+void SessionCore::throw_no_driver(const Request& request, bool on_pin) const {
   std::string what = "no driver can run " + std::string(algorithm_.name);
-  if (pinned_ != nullptr) what += " on '" + pinned_->name + "'";
+  if (on_pin) what += " on '" + pinned_->name + "'";
   what += " with a " + std::to_string(request.in.size()) + "-byte input";
   if (!request.iv.empty()) what += ", " + std::to_string(request.iv.size()) + "-byte IV";
   if (!request.tag.empty()) what += ", " + std::to_string(request.tag.size()) + "-byte tag";
   throw Unsupported(what);
 }
 
-SessionCore::Stream SessionCore::open_stream() {
+SessionCore::Stream SessionCore::open_stream(bool follow_pin) {
   const std::size_t a = index_of(algorithm_.id);
+  const bool pinned = pinned_ != nullptr && follow_pin;
   // A stream's size is unknown; streams carry long inputs, so the largest
   // size bucket decides.
-  candidates(std::numeric_limits<std::size_t>::max(), candidates_);
+  candidates(std::numeric_limits<std::size_t>::max(), candidates_, follow_pin);
   for (RegisteredDriver* driver : candidates_) {
     if (!driver->enabled[a]->key_sizes.contains(key_.size())) continue;
     DriverSession* session = session_for(*driver);
@@ -326,11 +327,13 @@ SessionCore::Stream SessionCore::open_stream() {
       if (auto stream = session->open_stream()) return {std::move(stream), driver};
     } catch (const Error&) {
       ++slots_[driver->index].failures;
-      if (pinned_ != nullptr) throw;
+      if (holds_to(*driver)) throw;
     }
   }
+  // A preference whose driver cannot stream: the dispatcher's drivers.
+  if (pinned && falls_back_) return open_stream(false);
   throw Unsupported("no driver can stream " + std::string(algorithm_.name) +
-                    (pinned_ ? " on '" + pinned_->name + "'" : std::string()));
+                    (pinned ? " on '" + pinned_->name + "'" : std::string()));
 }
 
 void SessionCore::record(RegisteredDriver* driver, std::size_t bytes, bool failed) noexcept {

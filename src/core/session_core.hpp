@@ -95,7 +95,9 @@ class SessionCore {
     RegisteredDriver* driver = nullptr;
   };
   // Opens a digest/MAC stream on the first candidate that streams.
-  Stream open_stream();
+  // `follow_pin` false: on the dispatcher's drivers (what a preference
+  // whose driver cannot stream falls back to).
+  Stream open_stream(bool follow_pin = true);
   // Accounts a finished stream.
   void record(RegisteredDriver* driver, std::size_t bytes, bool failed) noexcept;
 
@@ -176,8 +178,16 @@ class SessionCore {
   static constexpr std::uint32_t kFlushEvery = 1024;
   DriverSession* session_for(RegisteredDriver& driver);
   void flush_usage() noexcept;
-  [[noreturn]] void throw_no_driver(const Request& request) const;
-  [[noreturn]] void throw_failure() const;
+  // `on_pin`: the walk was the pinned driver's, which the message names.
+  [[noreturn]] void throw_no_driver(const Request& request, bool on_pin) const;
+  [[noreturn]] void throw_failure(bool on_pin) const;
+  // A strict pin (SessionOptions::driver without fall_back): this driver's
+  // refusals and errors are the caller's. A preference's driver, and every
+  // driver of the dispatcher's walk, decline what they cannot do instead,
+  // and the walk moves on.
+  bool holds_to(const RegisteredDriver& driver) const noexcept {
+    return &driver == pinned_ && !falls_back_;
+  }
 
   Framework::Impl& framework_;
   const Algorithm& algorithm_;

@@ -85,6 +85,45 @@ TEST(Dispatch, APreferenceSendsWhatItsDriverLacksToTheDispatcher) {
   EXPECT_THROW(strict.decrypt(iv, cipher), Unsupported);
 }
 
+// A preference whose driver refuses the key when the session opens (soft and
+// a key in the kernel keyring) goes to the dispatcher; a strict pin reports
+// the refusal. In the dispatcher's walk, another driver that refuses the key
+// is passed over, and the refusal is no failure of either.
+TEST(Dispatch, APreferenceWhoseDriverRefusesTheKeyGoesToTheDispatcher) {
+  DriverControl control, other_control;
+  FrameworkOptions framework_options;
+  framework_options.policy = Policy::offload;  // hardware first: "other" before soft
+  const ByteVector key = random_bytes(16), iv = random_bytes(16), plain = random_bytes(64);
+  auto refusing = std::make_unique<test::TestCbcDriver>("accel", DriverKind::hardware, control);
+  refusing->refuse_key(key);
+  auto other = std::make_unique<test::TestCbcDriver>("other", DriverKind::hardware, other_control);
+  other->refuse_key(key);
+  framework_options.drivers.push_back(std::move(refusing));
+  framework_options.drivers.push_back(std::move(other));
+  Framework framework(std::move(framework_options));
+  const int self_tested = control.processed.load() + other_control.processed.load();
+
+  ByteVector cipher;
+  {
+    CipherSession preferred("aes-128-cbc", key,
+                            {.framework = &framework, .driver = "accel", .fall_back = true});
+    cipher = preferred.encrypt(iv, plain);
+    EXPECT_EQ(preferred.last_driver(), "soft");
+    EXPECT_EQ(preferred.decrypt(iv, cipher), plain);
+    EXPECT_EQ(preferred.last_driver(), "soft");
+
+    CipherSession strict("aes-128-cbc", key, {.framework = &framework, .driver = "accel"});
+    EXPECT_THROW(strict.encrypt(iv, plain), InvalidKey);
+
+    CipherSession dispatched("aes-128-cbc", key, {.framework = &framework});
+    EXPECT_EQ(dispatched.encrypt(iv, plain), cipher);
+    EXPECT_EQ(dispatched.last_driver(), "soft");
+  }  // counters are published when the sessions end
+  for (const UsageCount& u : framework.usage())
+    EXPECT_EQ(u.failures, 0u) << u.driver << " counted a refused key as a failure";
+  EXPECT_EQ(control.processed.load() + other_control.processed.load(), self_tested);
+}
+
 TEST(Dispatch, RequestsTooLargeForADriverGoElsewhere) {
   Bed bed(Policy::offload);
   CipherSession s("aes-128-cbc", random_bytes(16), bed.options());

@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -79,8 +80,14 @@ class TestCbcDriver final : public Driver {
   std::span<const Capability> capabilities() const noexcept override { return capabilities_; }
   // Takes only these operations (operation_bit()s), as some devices do.
   void take_only(std::uint8_t operations) { capabilities_[0].operations = operations; }
+  // Refuses this key when a session is opened, as soft refuses a key kept
+  // in the kernel keyring (the self-test's keys still work).
+  void refuse_key(std::vector<std::uint8_t> key) { refused_key_ = std::move(key); }
   std::unique_ptr<DriverSession> open_session(const Algorithm&,
                                               std::span<const std::uint8_t> key) override {
+    if (!refused_key_.empty() &&
+        std::equal(key.begin(), key.end(), refused_key_.begin(), refused_key_.end()))
+      throw InvalidKey(name_ + ": not a key this driver takes");
     return std::make_unique<TestCbcSession>(std::vector<std::uint8_t>(key.begin(), key.end()),
                                             control_);
   }
@@ -90,6 +97,7 @@ class TestCbcDriver final : public Driver {
   DriverKind kind_;
   DriverControl& control_;
   bool gathers_;
+  std::vector<std::uint8_t> refused_key_;
   std::vector<Capability> capabilities_{{.algorithm = AlgorithmId::aes_128_cbc,
                                          .key_sizes = {16, 16},
                                          .iv_sizes = {16, 16},
