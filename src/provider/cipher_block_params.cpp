@@ -102,10 +102,10 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
   return 1;
 }
 
-// OpenSSL's ChaCha20 answers the key and IV lengths and, from 4.0 on (not
+// OpenSSL's ChaCha20 answers the key and IV lengths and, from 3.6 on (not
 // 3.5), the "updated-iv": its counter and nonce as they stand, the counter
 // being the next block to generate (cipher_chacha20.c, chacha20_get_ctx_params;
-// 4.0's evpciph_chacha.txt checks it as NextIV). Older versions leave the
+// 3.6's and 4.0's evpciph_chacha.txt check it as NextIV). Older versions leave the
 // parameter unset, which EVP_CIPHER_CTX_get_updated_iv() reports as success
 // over the caller's uninitialised buffer: answering it there is no loss.
 // It takes only the two lengths, at their one value each.

@@ -323,8 +323,8 @@ TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
 
 // ChaCha20's "updated-iv" is its counter and nonce with the counter on the
 // next block to generate, a block started counting as generated: what
-// OpenSSL 4.0's ChaCha20 answers (chacha20_get_ctx_params) and its
-// evpciph_chacha.txt checks as NextIV. OpenSSL 3.0's does not answer it, so
+// OpenSSL 3.6's and 4.0's ChaCha20 answer (chacha20_get_ctx_params) and their
+// evpciph_chacha.txt check as NextIV. OpenSSL 3.0's does not answer it, so
 // this runs on the provider's own ChaCha20 only (not the direct path, which
 // is OpenSSL's: provider.contract.sessions).
 TEST_F(Contract, ChaCha20UpdatedIvIsTheNextBlockAndTheNonce) {
