@@ -102,8 +102,13 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
   return 1;
 }
 
-// OpenSSL's ChaCha20 answers only the key and IV lengths, and takes only
-// those, at their one value each.
+// OpenSSL's ChaCha20 answers the key and IV lengths and, from 3.6 on (not
+// 3.5), the "updated-iv": its counter and nonce as they stand, the counter
+// being the next block to generate (cipher_chacha20.c, chacha20_get_ctx_params;
+// 3.6's and 4.0's evpciph_chacha.txt check it as NextIV). Older versions leave the
+// parameter unset, which EVP_CIPHER_CTX_get_updated_iv() reports as success
+// over the caller's uninitialised buffer: answering it there is no loss.
+// It takes only the two lengths, at their one value each.
 int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
   OSSL_PARAM* p;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
@@ -112,6 +117,13 @@ int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
       !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
     return bad_param(p);
+  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
+    // chain_ is the current block, num_ the bytes used of it: OpenSSL has
+    // counted a block it started as generated.
+    std::array<std::uint8_t, 16> updated = chain_;
+    if (num_ != 0) advance_counter(alg_, updated, 1);
+    if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
+  }
   return 1;
 }
 

@@ -3,7 +3,17 @@
 // read them back and, where the library serves them, run on a session of
 // the key through the dispatcher. EVP_DigestSign's hashing is ours, in the
 // provider's own library context.
+//
+// From OpenSSL 3.4 on, a context that digest_sign_init or
+// digest_verify_init set up takes the *message* in its sign and verify (the
+// one-shot EVP_PKEY_sign_message, providers/implementations/signature/
+// rsa_sig.c, rsa_sign: EVP_PKEY_OP_SIGNMSG): handed our digest, it hashed it
+// again (4.0's and 3.5's evppkey_rsa_common.txt, SHA512-224 and SHA3
+// DigestSign, SIGNATURE_MISMATCH). There the message also goes to the
+// default's context, and what the library does not serve ends with the
+// default's digest_sign_final/digest_verify_final.
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/rsa.h>
@@ -38,6 +48,14 @@ struct Functions {
             t, OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT)),
         digest_verify_init(inner_function<OSSL_FUNC_signature_digest_verify_init_fn>(
             t, OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT)),
+        digest_sign_update(inner_function<OSSL_FUNC_signature_digest_sign_update_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE)),
+        digest_sign_final(inner_function<OSSL_FUNC_signature_digest_sign_final_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL)),
+        digest_verify_update(inner_function<OSSL_FUNC_signature_digest_verify_update_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE)),
+        digest_verify_final(inner_function<OSSL_FUNC_signature_digest_verify_final_fn>(
+            t, OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL)),
         get_ctx_params(inner_function<OSSL_FUNC_signature_get_ctx_params_fn>(
             t, OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS)),
         gettable_ctx_params(inner_function<OSSL_FUNC_signature_gettable_ctx_params_fn>(
@@ -57,6 +75,10 @@ struct Functions {
   OSSL_FUNC_signature_verify_recover_fn* verify_recover;
   OSSL_FUNC_signature_digest_sign_init_fn* digest_sign_init;
   OSSL_FUNC_signature_digest_verify_init_fn* digest_verify_init;
+  OSSL_FUNC_signature_digest_sign_update_fn* digest_sign_update;
+  OSSL_FUNC_signature_digest_sign_final_fn* digest_sign_final;
+  OSSL_FUNC_signature_digest_verify_update_fn* digest_verify_update;
+  OSSL_FUNC_signature_digest_verify_final_fn* digest_verify_final;
   OSSL_FUNC_signature_get_ctx_params_fn* get_ctx_params;
   OSSL_FUNC_signature_gettable_ctx_params_fn* gettable_ctx_params;
   OSSL_FUNC_signature_set_ctx_params_fn* set_ctx_params;
@@ -72,6 +94,11 @@ const Functions& fns(ProviderContext& pc) {
 // Owns the default's context: never copied, only made with new.
 struct Context : RsaOperation {
   EVP_MD_CTX* md = nullptr;  // EVP_DigestSign/Verify's running hash
+  // The default's context was set up by digest_sign/verify_init and takes
+  // the message (OpenSSL 3.4 and later): it is fed too, and finishes what
+  // the library does not serve.
+  bool inner_streams = false;
+  bool signing = false;
   ~Context() {
     if (inner != nullptr) fns(*pc).freectx(inner);
     EVP_MD_CTX_free(md);
@@ -127,6 +154,8 @@ void* dupctx(void* c) {
     if (inner == nullptr) return nullptr;
     std::unique_ptr<Context> copy(new Context{{from.pc, inner}});
     copy->key = from.key;
+    copy->inner_streams = from.inner_streams;
+    copy->signing = from.signing;
     if (from.md != nullptr) {
       copy->md = EVP_MD_CTX_new();
       if (copy->md == nullptr || EVP_MD_CTX_copy_ex(copy->md, from.md) != 1) return nullptr;
@@ -137,11 +166,13 @@ void* dupctx(void* c) {
 
 int sign_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
+  x.inner_streams = false;
   return init_operation(x, fns(*x.pc).sign_init, provkey, params);
 }
 
 int verify_init(void* c, void* provkey, const OSSL_PARAM params[]) {
   Context& x = *ctx_of(c);
+  x.inner_streams = false;
   return init_operation(x, fns(*x.pc).verify_init, provkey, params);
 }
 
@@ -155,6 +186,7 @@ int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsi
     auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
     if (!session || !session->has_private()) {
       if (x.key->refuse_unserved_private("signature")) return 0;
+      if (x.inner_streams) return fns(*x.pc).digest_sign_final(x.inner, sig, siglen, sigsize);
       return fns(*x.pc).sign(x.inner, sig, siglen, sigsize, tbs, tbslen);
     }
     if (sigsize < session->size()) {
@@ -177,7 +209,10 @@ int verify(void* c, const unsigned char* sig, size_t siglen, const unsigned char
   return guarded(x.pc, 0, [&] {
     const auto parameters = routed(x);
     auto session = parameters ? x.key->lease() : RsaKeyObject::Lease(*x.key, nullptr);
-    if (!session) return fns(*x.pc).verify(x.inner, sig, siglen, tbs, tbslen);
+    if (!session) {
+      if (x.inner_streams) return fns(*x.pc).digest_verify_final(x.inner, sig, siglen);
+      return fns(*x.pc).verify(x.inner, sig, siglen, tbs, tbslen);
+    }
     return session->verify(*parameters, Bytes(tbs, tbslen), Bytes(sig, siglen)) ? 1 : 0;
   });
 }
@@ -203,6 +238,10 @@ int digest_init(Context& x, const char* mdname, void* provkey, const OSSL_PARAM 
       signing ? fns(*x.pc).digest_sign_init(x.inner, mdname, inner_key(provkey), own.get())
               : fns(*x.pc).digest_verify_init(x.inner, mdname, inner_key(provkey), own.get());
   if (ok != 1) return ok;
+  // The library this provider runs on is the one whose default provider
+  // made x.inner.
+  x.inner_streams = OpenSSL_version_num() >= 0x30400000L;
+  x.signing = signing;
   std::array<char, 64> name{};
   OSSL_PARAM query[] = {
       OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, name.data(), name.size()),
@@ -226,12 +265,19 @@ int digest_verify_init(void* c, const char* mdname, void* provkey, const OSSL_PA
 
 int digest_update(void* c, const unsigned char* data, size_t datalen) {
   Context& x = *ctx_of(c);
-  return x.md != nullptr && EVP_DigestUpdate(x.md, data, datalen) == 1;
+  if (x.md == nullptr || EVP_DigestUpdate(x.md, data, datalen) != 1) return 0;
+  if (!x.inner_streams) return 1;
+  return x.signing ? fns(*x.pc).digest_sign_update(x.inner, data, datalen)
+                   : fns(*x.pc).digest_verify_update(x.inner, data, datalen);
 }
 
 int digest_sign_final(void* c, unsigned char* sig, size_t* siglen, size_t sigsize) {
   Context& x = *ctx_of(c);
-  if (sig == nullptr) return fns(*x.pc).sign(x.inner, nullptr, siglen, 0, nullptr, 0);
+  // Fed, the default's context refuses its one-shot sign (rsa_sign:
+  // flag_allow_oneshot): the length comes from its digest_sign_final.
+  if (sig == nullptr)
+    return x.inner_streams ? fns(*x.pc).digest_sign_final(x.inner, nullptr, siglen, 0)
+                           : fns(*x.pc).sign(x.inner, nullptr, siglen, 0, nullptr, 0);
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (x.md == nullptr || EVP_DigestFinal_ex(x.md, digest.data(), &length) != 1) return 0;

@@ -321,6 +321,43 @@ TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
   }
 }
 
+// ChaCha20's "updated-iv" is its counter and nonce with the counter on the
+// next block to generate, a block started counting as generated: what
+// OpenSSL 3.6's and 4.0's ChaCha20 answer (chacha20_get_ctx_params) and their
+// evpciph_chacha.txt check as NextIV. OpenSSL 3.0's does not answer it, so
+// this runs on the provider's own ChaCha20 only (not the direct path, which
+// is OpenSSL's: provider.contract.sessions).
+TEST_F(Contract, ChaCha20UpdatedIvIsTheNextBlockAndTheNonce) {
+  if (direct()) GTEST_SKIP() << "the direct path answers as this OpenSSL's ChaCha20 does";
+  CipherPtr c(ours("ChaCha20"), &EVP_CIPHER_free);
+  ASSERT_NE(c, nullptr);
+  CtxPtr ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
+  const Bytes key(32, 0);
+  Bytes iv(16, 0);
+  iv[0] = 1;    // block counter 1 (little-endian)
+  iv[15] = 2;   // the nonce's last byte
+  ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr), 1);
+  auto updated = [&] {
+    Bytes out(16, 0xee);
+    EXPECT_EQ(EVP_CIPHER_CTX_get_updated_iv(ctx.get(), out.data(), out.size()), 1);
+    return out;
+  };
+  auto expected = [&](std::uint8_t counter) {
+    Bytes e = iv;
+    e[0] = counter;
+    return e;
+  };
+  EXPECT_EQ(updated(), expected(1));
+  Bytes out(200);
+  int n = 0;
+  ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &n, kData.data(), 64), 1);
+  EXPECT_EQ(updated(), expected(2)) << "one whole block";
+  ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &n, kData.data(), 36), 1);
+  EXPECT_EQ(updated(), expected(3)) << "a block started";
+  ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &n, kData.data(), 28), 1);
+  EXPECT_EQ(updated(), expected(3)) << "that block finished";
+}
+
 // No digest, or a key given as a NULL parameter: refused, as OpenSSL does.
 TEST_F(Contract, HmacWithoutDigestOrWithANullKeyIsRefused) {
   for (int i = 0; i < 2; ++i) {
