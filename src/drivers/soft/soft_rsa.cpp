@@ -26,8 +26,10 @@ char* utf8(std::string_view text) {
 struct Parameters {
   std::array<OSSL_PARAM, 6> list{};
   int salt = 0;
+  unsigned int implicit_rejection = 0;
 
-  Parameters(const RsaParameters& p, bool signature) {
+  Parameters(const RsaParameters& p, Operation op) {
+    const bool signature = op == Operation::sign || op == Operation::verify;
     std::size_t n = 0;
     list[n++] = OSSL_PARAM_construct_utf8_string(
         signature ? OSSL_SIGNATURE_PARAM_PAD_MODE : OSSL_ASYM_CIPHER_PARAM_PAD_MODE,
@@ -55,6 +57,12 @@ struct Parameters {
     } else if (signature && p.digest != kNoDigest) {
       list[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
                                                    utf8(algorithm(p.digest).openssl_name), 0);
+    } else if (op == Operation::decrypt && p.padding == RsaPadding::pkcs1) {
+      // OpenSSL 3.2 and later answer a bad PKCS#1 v1.5 padding with a
+      // made-up message by default (implicit rejection); the library's
+      // contract is an error, the same for every bad ciphertext, as 3.0
+      // gives. OpenSSL 3.0 and 3.1 ignore the name.
+      list[n++] = OSSL_PARAM_construct_uint("implicit-rejection", &implicit_rejection);
     }
     list[n] = OSSL_PARAM_construct_end();
   }
@@ -80,8 +88,7 @@ class SoftRsaSession final : public DriverSession {
     if (r.rsa == nullptr) return ErrorCode::invalid_argument;
     const bool private_op = r.op == Operation::sign || r.op == Operation::decrypt;
     if (private_op && !has_private_) return ErrorCode::invalid_key;
-    const bool signature = r.op == Operation::sign || r.op == Operation::verify;
-    Parameters params(*r.rsa, signature);
+    Parameters params(*r.rsa, r.op);
     EVP_PKEY_CTX* ctx = ctx_.get();
     switch (r.op) {
       case Operation::sign: {
