@@ -329,13 +329,16 @@ TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
 // is OpenSSL's: provider.contract.sessions).
 TEST_F(Contract, ChaCha20UpdatedIvIsTheNextBlockAndTheNonce) {
   if (direct()) GTEST_SKIP() << "the direct path answers as this OpenSSL's ChaCha20 does";
+  if (OpenSSL_version_num() < 0x30600000UL)
+    GTEST_SKIP() << "OpenSSL before 3.6 does not answer ChaCha20's updated-iv (the differential "
+                    "test checks that ours leaves the buffer alone there too)";
   CipherPtr c(ours("ChaCha20"), &EVP_CIPHER_free);
   ASSERT_NE(c, nullptr);
   CtxPtr ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
   const Bytes key(32, 0);
   Bytes iv(16, 0);
-  iv[0] = 1;    // block counter 1 (little-endian)
-  iv[15] = 2;   // the nonce's last byte
+  iv[0] = 1;   // block counter 1 (little-endian)
+  iv[15] = 2;  // the nonce's last byte
   ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), c.get(), key.data(), iv.data(), nullptr), 1);
   auto updated = [&] {
     Bytes out(16, 0xee);
