@@ -119,7 +119,9 @@ class BlockCipherCtx {
   bool chacha_block_kept_ = false;        // see advance_stream()
   std::array<std::uint8_t, 16> iv_{};     // as given to init (CBC/CTR start, XTS tweak)
   std::array<std::uint8_t, 16> chain_{};  // CBC: the next IV; CTR, ChaCha20: the current counter
-  std::size_t num_ = 0;                   // CTR, ChaCha20: bytes used of the keystream block
+  // "updated-iv" as last asked for: an octet pointer to it outlives get_params.
+  mutable std::array<std::uint8_t, 16> updated_iv_{};
+  std::size_t num_ = 0;  // CTR, ChaCha20: bytes used of the keystream block
   std::array<std::uint8_t, 2 * kMaxBlock> buf_{};
   std::size_t buf_len_ = 0;
   unsigned tls_version_ = 0;

@@ -29,12 +29,12 @@ int BlockCipherCtx::get_params(OSSL_PARAM params[]) {
       !OSSL_PARAM_set_uint(p, static_cast<unsigned>(num_)))
     return bad_param(p);
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
-      !OSSL_PARAM_set_octet_string(p, iv_.data(), alg_.iv_size))
+      !set_iv_param(p, iv_.data(), alg_.iv_size))
     return bad_param(p);
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
-    std::array<std::uint8_t, 16> updated = chain_;
-    if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated, 1);
-    if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
+    updated_iv_ = chain_;
+    if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated_iv_, 1);
+    if (!set_iv_param(p, updated_iv_.data(), alg_.iv_size)) return bad_param(p);
   }
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
       !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
@@ -130,9 +130,9 @@ int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
       (p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
     // chain_ is the current block, num_ the bytes used of it: OpenSSL has
     // counted a block it started as generated.
-    std::array<std::uint8_t, 16> updated = chain_;
-    if (num_ != 0) advance_counter(alg_, updated, 1);
-    if (!OSSL_PARAM_set_octet_string(p, updated.data(), alg_.iv_size)) return bad_param(p);
+    updated_iv_ = chain_;
+    if (num_ != 0) advance_counter(alg_, updated_iv_, 1);
+    if (!set_iv_param(p, updated_iv_.data(), alg_.iv_size)) return bad_param(p);
   }
   return 1;
 }

@@ -79,6 +79,11 @@ const OSSL_PARAM* cipher_gettable_params(void*) noexcept {
   return kParams;
 }
 
+int set_iv_param(OSSL_PARAM* p, const std::uint8_t* bytes, std::size_t size) noexcept {
+  if (p->data_type == OSSL_PARAM_OCTET_PTR) return OSSL_PARAM_set_octet_ptr(p, bytes, size);
+  return OSSL_PARAM_set_octet_string(p, bytes, size);
+}
+
 bool read_size(const ProviderContext* pc, const OSSL_PARAM* p, std::size_t& out) noexcept {
   if (OSSL_PARAM_get_size_t(p, &out)) return true;
   CRYPTOACCEL_RAISE(pc, kReasonBadParameter, "cryptoaccel: parameter '%s' must be an integer",

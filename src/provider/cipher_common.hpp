@@ -27,6 +27,11 @@ const OSSL_PARAM* cipher_gettable_params(void* provctx) noexcept;
 
 // Reading parameters: false with an error raised when `p` has the wrong type.
 bool read_size(const ProviderContext* pc, const OSSL_PARAM* p, std::size_t& out) noexcept;
+// Answers an IV parameter ("iv", "updated-iv") as OpenSSL asks for it: an
+// octet string copied out, or (EVP_CIPHER_CTX_original_iv(),
+// EVP_CIPHER_CTX_iv(), which CMS and PKCS#7 use for the AlgorithmIdentifier)
+// an octet pointer to `bytes`, which must live as long as the context.
+int set_iv_param(OSSL_PARAM* p, const std::uint8_t* bytes, std::size_t size) noexcept;
 bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) noexcept;
 
 // Throws InvalidKeyLength / InvalidIvLength with the lengths the algorithm takes.

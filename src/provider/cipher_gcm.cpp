@@ -119,7 +119,7 @@ class GcmCtx {
       if (iv_state_ == IvState::unset) return 0;
       if (iv_len_ > p->data_size)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "IV buffer too small");
-      if (!OSSL_PARAM_set_octet_string(p, iv_.data(), iv_len_)) return bad_param(p);
+      if (!set_iv_param(p, iv_.data(), iv_len_)) return bad_param(p);
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
         !OSSL_PARAM_set_size_t(p, tls_aad_pad_))

@@ -167,6 +167,46 @@ TEST_F(Contract, EvpCipherFinalOnChaCha20Poly1305MakesAndChecksTheTag) {
 // Re-init with neither key nor IV keeps the running state: CTR continues
 // its counter (no keystream twice), GCM continues the same message (no
 // second message under the same nonce).
+// CMS and PKCS#7 write a cipher's AlgorithmIdentifier from
+// EVP_CIPHER_param_to_asn1(), which reads the IV through
+// EVP_CIPHER_CTX_original_iv(): an octet-pointer parameter. Answered as an
+// octet string only, that call failed and `openssl cms -encrypt` wrote 16
+// bytes of garbage as the IV, undecryptable by anyone (found on OpenSSL
+// 3.5, and on 3.0 with direct = no). EVP_CIPHER_CTX_iv() asks "updated-iv"
+// the same way.
+TEST_F(Contract, IvPointersGiveTheAlgorithmIdentifierItsIv) {
+  for (const char* name : {"AES-256-CBC", "AES-128-CTR", "AES-128-CBC"}) {
+    const auto [a, b] = both(name, [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+      // What EVP_CIPHER_CTX_original_iv() and EVP_CIPHER_CTX_iv() (deprecated,
+      // still what libcrypto uses) ask: the IVs as octet pointers.
+      auto pointed = [&](const char* param) {
+        void* at = nullptr;
+        OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_ptr(param, &at, 16),
+                               OSSL_PARAM_construct_end()};
+        t.add(EVP_CIPHER_CTX_get_params(ctx, params));
+        t.add(at != nullptr);
+        if (at != nullptr) t.add(static_cast<const unsigned char*>(at), 16);
+      };
+      pointed(OSSL_CIPHER_PARAM_IV);
+      Bytes out(kData.size() + 16);
+      int n = 0;
+      t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));
+      pointed(OSSL_CIPHER_PARAM_IV);
+      pointed(OSSL_CIPHER_PARAM_UPDATED_IV);
+      ASN1_TYPE* type = ASN1_TYPE_new();
+      t.add(EVP_CIPHER_param_to_asn1(ctx, type));
+      unsigned char der[64];
+      unsigned char* end = der;
+      const int len = i2d_ASN1_TYPE(type, &end);
+      t.add(len);
+      if (len > 0) t.add(der, static_cast<std::size_t>(len));
+      ASN1_TYPE_free(type);
+    });
+    EXPECT_EQ(a, b) << name << where_bytes_differ(a, b);
+  }
+}
+
 TEST_F(Contract, ReinitWithoutKeyOrIvKeepsTheStream) {
   for (const char* name : {"AES-128-CTR", "AES-256-GCM", "ChaCha20-Poly1305", "AES-128-CBC"}) {
     auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
