@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cipher_families.hpp"
@@ -14,6 +16,7 @@
 #include "errors.hpp"
 #include "function_tables.hpp"
 #include "keyring_store.hpp"
+#include "libcrypto_binding.hpp"
 #include "provider_context.hpp"
 #include "rand_seed.hpp"
 #include "rsa_provider.hpp"
@@ -190,6 +193,9 @@ extern "C" [[gnu::visibility("default")]] int OSSL_provider_init(const OSSL_CORE
                                                                  void** provctx) {
   using namespace cryptoaccel::provider;
   try {
+    // Before anything calls libcrypto: the one that is loading the module.
+    if (const std::string problem = bind_libcrypto_of_core(in); !problem.empty())
+      throw std::runtime_error(problem);
     auto context = std::make_unique<ProviderContext>(handle, in);
     build_tables(*context);
     *provctx = context.release();
