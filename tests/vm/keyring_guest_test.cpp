@@ -135,5 +135,29 @@ TEST(KeyringGuest, TheDeviceDecryptsWhatItTakesAndSoftTheRest) {
   EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
 }
 
+// The device's PKCS#1 v1.5 encryption, many times: every ciphertext is a
+// whole modulus and decrypts. On Debian's QEMU (nettle) the device cuts one
+// in 128 to 255 (its first octet zero: the last is lost), which the driver
+// must not pass on (keyring_session.cpp); 1000 encryptions meet about five.
+TEST(KeyringGuest, EveryPkcs1EncryptionOnTheDeviceDecrypts) {
+  RsaSession device(key(), {.driver = "keyring:virtio-pkcs1-rsa"});
+  RsaSession soft(key(), {.driver = "soft"});
+  const ByteVector message{'o', 'n', 'e', ' ', 'i', 'n', ' ', '2', '5', '6'};
+  std::size_t leading_zero = 0, failed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const ByteVector ciphertext = device.encrypt({}, message);
+    ASSERT_EQ(ciphertext.size(), 256u);
+    if (ciphertext[0] == 0) ++leading_zero;
+    try {
+      if (soft.decrypt({}, ciphertext) != message) ++failed;
+    } catch (const Error&) {
+      ++failed;
+    }
+  }
+  EXPECT_EQ(device.last_driver(), "keyring:virtio-pkcs1-rsa");
+  EXPECT_EQ(failed, 0u) << "of 1000 ciphertexts (" << leading_zero
+                        << " with a zero first octet) do not decrypt";
+}
+
 }  // namespace
 }  // namespace cryptoaccel
