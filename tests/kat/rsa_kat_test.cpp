@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/best_kernel_rsa.hpp"
 #include "cryptoaccel/driver/rsa_padding.hpp"
 #include "cryptoaccel/framework.hpp"
 #include "cryptoaccel/rsa.hpp"
@@ -549,41 +550,32 @@ TEST(RsaKatFacts, SoftServesRsa) {
   EXPECT_NE(std::find(drivers.begin(), drivers.end(), "soft"), drivers.end());
 }
 
-// The driver name of the kernel's best "rsa" akcipher that passed its
-// self-test, from /proc/crypto: what keyctl's enc=raw reaches (rsa-generic,
-// or a device's raw RSA: virtio-crypto-rsa on a QEMU that does raw RSA,
-// scripts/build-qemu-gcrypt). Empty if none.
-std::string best_kernel_rsa() {
-  std::ifstream in("/proc/crypto");
-  std::string line, best;
-  int best_priority = -1;
-  std::map<std::string, std::string> block;
-  auto close_block = [&] {
-    if (block["name"] == "rsa" && block["type"] == "akcipher" && block["selftest"] == "passed" &&
-        block["internal"] != "yes" && !block["priority"].empty() &&
-        std::atoi(block["priority"].c_str()) > best_priority) {
-      best_priority = std::atoi(block["priority"].c_str());
-      best = block["driver"];
-    }
-    block.clear();
-  };
-  while (std::getline(in, line)) {
-    const std::size_t colon = line.find(':');
-    if (colon == std::string::npos) {
-      close_block();
-      continue;
-    }
-    const std::string_view text = line;
-    block[trim(text.substr(0, colon))] = trim(text.substr(colon + 1));
-  }
-  close_block();
-  return best;
+// The reading of /proc/crypto the keyring KATs rely on.
+TEST(BestKernelRsa, TakesTheHighestPriorityThatPassedItsSelfTest) {
+  std::istringstream proc_crypto(
+      "name         : rsa\ndriver       : rsa-generic\nmodule       : kernel\n"
+      "priority     : 100\ntype         : akcipher\nselftest     : passed\n"
+      "internal     : no\n\n"
+      "name         : rsa\ndriver       : virtio-crypto-rsa\nmodule       : virtio_crypto\n"
+      "priority     : 150\ntype         : akcipher\nselftest     : unknown\n"
+      "internal     : no\n\n"
+      "name         : pkcs1pad(rsa)\ndriver       : virtio-pkcs1-rsa\n"
+      "priority     : 150\ntype         : akcipher\nselftest     : passed\n\n");
+  EXPECT_EQ(test_support::best_kernel_rsa(proc_crypto), "rsa-generic");
+  std::istringstream passed(
+      "name         : rsa\ndriver       : rsa-generic\npriority     : 100\n"
+      "type         : akcipher\nselftest     : passed\n\n"
+      "name         : rsa\ndriver       : virtio-crypto-rsa\npriority     : 150\n"
+      "type         : akcipher\nselftest     : passed\n");  // no blank line at the end
+  EXPECT_EQ(test_support::best_kernel_rsa(passed), "virtio-crypto-rsa");
+  std::istringstream none("name         : sha256\ndriver       : sha256-generic\n");
+  EXPECT_EQ(test_support::best_kernel_rsa(none), "");
 }
 
 // In the kernel test bed: the drivers the guest must have (comma-separated
 // in CRYPTOACCEL_EXPECT_RSA_DRIVERS), so that a probe that finds nothing
 // cannot pass the suite by leaving it empty. `keyring:@rsa` stands for the
-// keyring instance of the kernel's best "rsa" (best_kernel_rsa()).
+// keyring instance of the kernel's best "rsa" (test_support::best_kernel_rsa()).
 TEST(RsaKatFacts, TheExpectedDriversClaimRsa) {
   const char* expected = std::getenv("CRYPTOACCEL_EXPECT_RSA_DRIVERS");
   if (expected == nullptr) return;  // outside the test bed: soft only, checked above
@@ -593,7 +585,7 @@ TEST(RsaKatFacts, TheExpectedDriversClaimRsa) {
     const std::size_t comma = rest.find(',');
     std::string name(rest.substr(0, comma));
     if (name == "keyring:@rsa") {
-      const std::string raw = best_kernel_rsa();
+      const std::string raw = test_support::best_kernel_rsa();
       ASSERT_FALSE(raw.empty()) << "/proc/crypto lists no rsa akcipher that passed its self-test";
       name = "keyring:" + raw;
     }

@@ -8,11 +8,10 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <map>
 #include <string>
 #include <vector>
 
+#include "common/best_kernel_rsa.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
 
 namespace cryptoaccel {
@@ -20,43 +19,8 @@ namespace {
 
 using ByteVector = std::vector<std::uint8_t>;
 
-// The driver name of the kernel's best "rsa" akcipher that passed its
-// self-test, from /proc/crypto: what keyctl's enc=raw reaches. rsa-generic
-// with Debian's QEMU (its virtio-crypto-rsa fails the self-test),
-// virtio-crypto-rsa with one that does raw RSA (scripts/build-qemu-gcrypt).
-std::string best_kernel_rsa() {
-  std::ifstream in("/proc/crypto");
-  std::string line, best;
-  int best_priority = -1;
-  std::map<std::string, std::string> block;
-  auto close_block = [&] {
-    if (block["name"] == "rsa" && block["type"] == "akcipher" && block["selftest"] == "passed" &&
-        block["internal"] != "yes" && !block["priority"].empty() &&
-        std::atoi(block["priority"].c_str()) > best_priority) {
-      best_priority = std::atoi(block["priority"].c_str());
-      best = block["driver"];
-    }
-    block.clear();
-  };
-  auto trim = [](std::string t) {
-    t.erase(0, t.find_first_not_of(" \t"));
-    t.erase(t.find_last_not_of(" \t") + 1);
-    return t;
-  };
-  while (std::getline(in, line)) {
-    const std::size_t colon = line.find(':');
-    if (colon == std::string::npos) {
-      close_block();
-      continue;
-    }
-    block[trim(line.substr(0, colon))] = trim(line.substr(colon + 1));
-  }
-  close_block();
-  return best;
-}
-
 // The keyring instance that signs: the one over the kernel's best "rsa".
-const std::string kRaw = best_kernel_rsa();
+const std::string kRaw = test_support::best_kernel_rsa();
 const std::string kDriver = "keyring:" + kRaw;
 const bool kRawOnDevice = !kRaw.empty() && kRaw != "rsa-generic";
 
@@ -169,6 +133,30 @@ TEST(KeyringGuest, TheDeviceDecryptsWhatItTakesAndSoftTheRest) {
   EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
   session.sign({}, ByteVector(32, 1));
   EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
+}
+
+// The device's PKCS#1 v1.5 encryption, many times: every ciphertext is a
+// whole modulus and decrypts. On Debian's QEMU (nettle) the device cuts one
+// in 128 to 255 (its first octet zero: the last is lost), which the driver
+// must not pass on (keyring_session.cpp); 1000 encryptions meet about five.
+TEST(KeyringGuest, EveryPkcs1EncryptionOnTheDeviceDecrypts) {
+  RsaSession device(key(), {.driver = "keyring:virtio-pkcs1-rsa"});
+  RsaSession soft(key(), {.driver = "soft"});
+  const ByteVector message{'o', 'n', 'e', ' ', 'i', 'n', ' ', '2', '5', '6'};
+  std::size_t leading_zero = 0, failed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const ByteVector ciphertext = device.encrypt({}, message);
+    ASSERT_EQ(ciphertext.size(), 256u);
+    if (ciphertext[0] == 0) ++leading_zero;
+    try {
+      if (soft.decrypt({}, ciphertext) != message) ++failed;
+    } catch (const Error&) {
+      ++failed;
+    }
+  }
+  EXPECT_EQ(device.last_driver(), "keyring:virtio-pkcs1-rsa");
+  EXPECT_EQ(failed, 0u) << "of 1000 ciphertexts (" << leading_zero
+                        << " with a zero first octet) do not decrypt";
 }
 
 }  // namespace
