@@ -2,30 +2,29 @@
 
 #include <sys/uio.h>
 
+#include <array>
 #include <cerrno>
-#include <climits>
-#include <vector>
 
 namespace cryptoaccel::devcrypto {
-namespace {
 
-enum class Direction { read, write };
-
-int transfer(pid_t tid, std::span<const ClientIov> pieces, void* bytes, std::size_t size,
-             Direction direction) {
+int move_client_bytes(pid_t tid, std::span<const ClientIov> pieces, void* bytes, std::size_t size,
+                      MemoryDirection direction) {
+  if (pieces.size() > kMaxMemoryPieces) return EINVAL;  // a plan's own mistake
+  std::array<iovec, kMaxMemoryPieces> remote{};
   std::size_t total = 0;
-  for (const ClientIov& v : pieces) total += v.len;
-  if (total != size || pieces.size() > IOV_MAX) return EINVAL;  // a plan's own mistake
-  if (size == 0) return 0;
-  if (tid <= 0) return EMSGSIZE;  // the caller is not visible from our pid namespace
-  std::vector<iovec> remote(pieces.size());
-  for (std::size_t i = 0; i < pieces.size(); ++i)
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
     remote[i] = {reinterpret_cast<void*>(static_cast<std::uintptr_t>(pieces[i].base)),
                  pieces[i].len};
+    total += pieces[i].len;
+  }
+  if (total != size) return EINVAL;
+  if (size == 0) return 0;
+  if (tid <= 0) return EMSGSIZE;  // the caller is not visible from our pid namespace
   const iovec local{bytes, size};
-  const ssize_t moved = direction == Direction::read
-                            ? process_vm_readv(tid, &local, 1, remote.data(), remote.size(), 0)
-                            : process_vm_writev(tid, &local, 1, remote.data(), remote.size(), 0);
+  const ssize_t moved =
+      direction == MemoryDirection::read
+          ? process_vm_readv(tid, &local, 1, remote.data(), pieces.size(), 0)
+          : process_vm_writev(tid, &local, 1, remote.data(), pieces.size(), 0);
   if (moved == static_cast<ssize_t>(size)) return 0;
   // A short count: a piece was not mapped (or not writable) at some point.
   if (moved >= 0) return EFAULT;
@@ -36,17 +35,6 @@ int transfer(pid_t tid, std::span<const ClientIov> pieces, void* bytes, std::siz
     default:  // EPERM, ESRCH, ENOSYS: no way to the caller's memory
       return EMSGSIZE;
   }
-}
-
-}  // namespace
-
-int CallerMemory::read(std::span<const ClientIov> pieces, std::span<std::uint8_t> bytes) {
-  return transfer(tid_, pieces, bytes.data(), bytes.size(), Direction::read);
-}
-
-int CallerMemory::write(std::span<const ClientIov> pieces, std::span<const std::uint8_t> bytes) {
-  return transfer(tid_, pieces, const_cast<std::uint8_t*>(bytes.data()), bytes.size(),
-                  Direction::write);
 }
 
 }  // namespace cryptoaccel::devcrypto

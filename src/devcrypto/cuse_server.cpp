@@ -19,6 +19,8 @@
 
 #include "../abi/cryptodev.hpp"
 #include "device_node.hpp"
+#include "memory_copiers.hpp"
+#include "memory_requests.hpp"
 #include "protocol.hpp"
 
 namespace cryptoaccel::devcrypto {
@@ -36,6 +38,10 @@ struct Server {
   std::map<std::uint64_t, fuse_pollhandle*> poll_handles;
   std::uint64_t next_handle = 0;
   std::mt19937 ids{std::random_device{}()};
+  // The requests larger than a round (client_memory.hpp); both null until
+  // the device is set up.
+  std::unique_ptr<MemoryCopiers> copiers;
+  std::unique_ptr<MemoryRequests> memory_requests;
 };
 
 Server& server_of(fuse_req_t req) {
@@ -164,7 +170,55 @@ void reply(fuse_req_t req, const IoctlReply& r) {
     case IoctlReply::Kind::done:
       fuse_reply_ioctl(req, 0, r.out.empty() ? nullptr : r.out.data(), r.out.size());
       return;
+    case IoctlReply::Kind::defer:  // answered by defer(), never here
+      fuse_reply_err(req, EIO);
+      return;
   }
+}
+
+bool is_async(unsigned cmd) {
+  return cmd == cryptodev::kCiocAsyncCrypt || cmd == cryptodev::kCiocAsyncFetch;
+}
+
+// Answers the ioctl; an asynchronous one that changed the queue wakes a
+// poll() of the file.
+void answer(Server& server, fuse_req_t req, std::uint64_t fh, unsigned cmd, const IoctlReply& r) {
+  const bool changed = is_async(cmd) && r.kind != IoctlReply::Kind::retry;
+  reply(req, r);
+  if (changed) wake_poll(server, fh);
+}
+
+IoctlReply handle_caught(const Service& service, Client& client, const IoctlCall& call) {
+  try {
+    return handle_ioctl(service, client, call);
+  } catch (...) {
+    return {.kind = IoctlReply::Kind::error, .error = ENOMEM};
+  }
+}
+
+// A request that needs its caller's memory, served by the threads of
+// memory_requests.hpp. The client stays: its file is held by the ioctl,
+// which waits for this answer.
+void defer(Server& server, fuse_req_t req, std::uint64_t fh, Client& client, const IoctlCall& call) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  MemoryRequests::Job job;
+  job.user = ctx->uid;
+  job.run = [&server, req, fh, &client, cmd = call.cmd, arg = call.arg,
+             in = std::vector<std::uint8_t>(call.in.begin(), call.in.end()),
+             out_size = call.out_size, caller = call.caller, user = ctx->uid] {
+    CopiedMemory memory(*server.copiers, static_cast<pid_t>(caller), user);
+    const IoctlCall again{.cmd = cmd,
+                          .arg = arg,
+                          .in = in,
+                          .out_size = out_size,
+                          .caller = caller,
+                          .memory = &memory};
+    answer(server, req, fh, cmd, handle_caught(*server.service, client, again));
+  };
+  // The server stops: the client's call fails, as when the device goes.
+  job.cancel = [req] { fuse_reply_err(req, ECANCELED); };
+  // Too many of this user's requests wait already.
+  if (!server.memory_requests->submit(job)) fuse_reply_err(req, EAGAIN);
 }
 
 void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned flags,
@@ -182,29 +236,25 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
     return;
   }
   const pid_t caller = fuse_req_ctx(req)->pid;
-  CallerMemory memory(caller);
+  // Never used here: a request that needs it is deferred.
+  CopiedMemory memory(*server.copiers, caller, fuse_req_ctx(req)->uid);
   const IoctlCall call{.cmd = static_cast<unsigned>(cmd),
                        .arg = reinterpret_cast<std::uintptr_t>(arg),
                        .in = {static_cast<const std::uint8_t*>(in_buf), in_bufsz},
                        .out_size = out_bufsz,
                        .caller = static_cast<std::uint32_t>(caller),
-                       .memory = &memory};
-  IoctlReply r;
-  try {
-    r = handle_ioctl(*server.service, *client, call);
-  } catch (...) {
-    r = {.kind = IoctlReply::Kind::error, .error = ENOMEM};
-  }
+                       .memory = &memory,
+                       .defer_memory = true};
+  const IoctlReply r = handle_caught(*server.service, *client, call);
   // Keys pass through libfuse's receive buffer: leave none behind (a
   // session's keys; CIOCKEY's private exponents and factors).
   if ((call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp)) ||
       (call.cmd == cryptodev::kCiocKey && in_bufsz > sizeof(cryptodev::CryptKop)))
     secure_wipe(const_cast<void*>(in_buf), in_bufsz);
-  const bool async =
-      call.cmd == cryptodev::kCiocAsyncCrypt || call.cmd == cryptodev::kCiocAsyncFetch;
-  const bool changed = async && r.kind != IoctlReply::Kind::retry;
-  reply(req, r);
-  if (changed) wake_poll(server, fi->fh);
+  if (r.kind == IoctlReply::Kind::defer)
+    defer(server, req, fi->fh, *client, call);
+  else
+    answer(server, req, fi->fh, call.cmd, r);
 }
 
 bool stopped_by_signal(int status) {
@@ -265,7 +315,15 @@ int run_server(const ServerOptions& options,
   }
   int status = 0;
   try {
+    // Forked before the framework starts threads and before any client:
+    // the copiers hold no one's key (memory_copiers.hpp).
+    server.copiers = std::make_unique<MemoryCopiers>(options.memory_deadline);
     server.service = make_service();
+    const unsigned per_user = options.memory_slots_per_user != 0
+                                  ? options.memory_slots_per_user
+                                  : std::max(1U, options.max_threads / 2);
+    server.memory_requests =
+        std::make_unique<MemoryRequests>(*server.copiers, options.max_threads, per_user);
   } catch (const std::exception& e) {
     fmt::print(stderr, "cryptoaccel devcrypto: {}\n", e.what());
     status = 1;
@@ -281,6 +339,9 @@ int run_server(const ServerOptions& options,
     fuse_loop_cfg_destroy(config);
     status = loop == 0 || stopped_by_signal(loop) ? 0 : 1;
   }
+  // Before the device goes: the requests still waiting on a copier or for
+  // a slot are answered (ECANCELED), whatever their clients' memory does.
+  if (server.memory_requests != nullptr) server.memory_requests->stop();
   cuse_lowlevel_teardown(session);
   {
     std::lock_guard lock(server.mutex);
@@ -288,6 +349,8 @@ int run_server(const ServerOptions& options,
     for (auto& [fh, ph] : server.poll_handles) fuse_pollhandle_destroy(ph);
     server.poll_handles.clear();
   }
+  server.memory_requests.reset();
+  server.copiers.reset();
   return status;
 }
 

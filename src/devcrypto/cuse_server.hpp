@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,6 +25,12 @@ struct ServerOptions {
   bool debug = false;        // libfuse's request trace on stderr
   unsigned max_threads = 8;  // worker threads: requests served at once
   QuotaLimits limits;        // open files and sessions of the whole server
+  // Requests larger than a round (memory_requests.hpp): how long a copier
+  // may take in a client's memory before it is given up (the request then
+  // fails with ETIMEDOUT), and how many such requests of one user run at
+  // once (0: half the threads).
+  std::chrono::milliseconds memory_deadline{2000};
+  unsigned memory_slots_per_user = 0;
 };
 
 // Refuses a device name that is not plain or names a file that exists

@@ -62,6 +62,7 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
   } else {
     // The input, or what the fetch writes, is too large for a round: both
     // go through the caller's memory, and reading now proves the server may.
+    if (must_defer(call)) return deferred();
     if (const int error = read_input(call, plan, fetched); error != 0) return fail(error);
     if (std::memcmp(fetched.data(), &op, sizeof op) != 0) return fail(EINVAL);  // changed meanwhile
     in = fetched;
@@ -111,7 +112,9 @@ IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
   std::size_t size = 0;
   for (const ClientIov& v : out) size += v.len;
   if (call.out_size != size && size > kMaxRoundBytes) {
-    // Through the caller's memory, as the submission read its input.
+    // Through the caller's memory, as the submission read its input. The
+    // claim stays with the caller's thread until then.
+    if (must_defer(call)) return deferred();
     const int error = call.memory != nullptr ? call.memory->write(out, result->out) : EMSGSIZE;
     client.deliver_result(call.caller);
     return error == 0 ? done() : fail(error);

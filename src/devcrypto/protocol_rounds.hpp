@@ -25,6 +25,16 @@ inline IoctlReply done(std::vector<std::uint8_t> out = {}) {
   return {.kind = IoctlReply::Kind::done, .out = std::move(out)};
 }
 
+// The request needs the caller's memory and this call may not touch it
+// (protocol.hpp): nothing has been read or changed yet.
+inline IoctlReply deferred() {
+  return {.kind = IoctlReply::Kind::defer};
+}
+
+inline bool must_defer(const IoctlCall& call) {
+  return call.memory != nullptr && call.defer_memory;
+}
+
 template <class T>
 T read_struct(std::span<const std::uint8_t> in) {
   T value;
@@ -104,6 +114,7 @@ IoctlReply three_rounds(const IoctlCall& call, PlanOf plan_of, Run run) {
   if (call.out_size == 0 && call.in.size() == sizeof(Op)) {
     if (plan.fits_one_round()) return retry(plan.in, plan.out);
     // Too large for round 3: its work here, through the caller's memory.
+    if (must_defer(call)) return deferred();
     std::vector<std::uint8_t> in;
     if (const int error = read_input(call, plan, in); error != 0) return fail(error);
     const Plan again = plan_of(read_struct<Op>(in));

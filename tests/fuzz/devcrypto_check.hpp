@@ -249,6 +249,8 @@ class DevcryptoRun {
           ++tally_.done;
           return;
         }
+        case devcrypto::IoctlReply::Kind::defer:
+          devcrypto_check_failed("deferred a request that had no memory to defer to", "");
         case devcrypto::IoctlReply::Kind::retry:
           if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
           check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0);

@@ -5,7 +5,7 @@
 // own process, so a pointer or length beyond mapped memory gives EFAULT, as
 // the kernel's copy would. Retry pieces above 32 pages each way fail with
 // ENOMEM, as the kernel's fuse_verify_ioctl_iov does. The server reaches
-// the caller's memory as the CUSE server does (CallerMemory on our own
+// the caller's memory as the CUSE server does (ThreadMemory on our own
 // thread), or not at all when `memory` is false (an unprivileged server).
 #pragma once
 
@@ -41,7 +41,7 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
                                      unsigned long cmd, void* arg, std::uint32_t caller = 1,
                                      bool memory = true) {
   SimulatedIoctl run;
-  devcrypto::CallerMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
+  devcrypto::ThreadMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
   std::vector<std::uint8_t> in;
   std::vector<devcrypto::ClientIov> out_iov;
   std::size_t out_size = 0;
@@ -51,9 +51,20 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
                                     .in = in,
                                     .out_size = out_size,
                                     .caller = caller,
-                                    .memory = memory ? &own : nullptr};
-    const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
+                                    .memory = memory ? &own : nullptr,
+                                    .defer_memory = true};
+    devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
+    // What the server's memory threads do with a deferred request: the
+    // same call again, with the memory.
+    if (r.kind == devcrypto::IoctlReply::Kind::defer) {
+      devcrypto::IoctlCall again = call;
+      again.defer_memory = false;
+      r = devcrypto::handle_ioctl(service, client, again);
+    }
     switch (r.kind) {
+      case devcrypto::IoctlReply::Kind::defer:  // never twice
+        run.result = -EIO;
+        return run;
       case devcrypto::IoctlReply::Kind::error:
         run.result = -r.error;
         return run;

@@ -118,9 +118,9 @@ TEST_F(DevcryptoLarge, AboveTheBoundOrWithoutTheCallersMemoryIsEmsgsize) {
       << "a server that may not reach the caller's memory serves one round at most";
   op.len = kLargestInRound;
   EXPECT_EQ(ioctl(kCiocCrypt, &op, false).result, 0);
-  EXPECT_EQ(devcrypto::CallerMemory(0).read({}, {}), 0) << "nothing to move";
+  EXPECT_EQ(devcrypto::ThreadMemory(0).read({}, {}), 0) << "nothing to move";
   std::uint8_t byte = 0;
-  EXPECT_EQ(devcrypto::CallerMemory(0).read(std::vector<devcrypto::ClientIov>{{address(&byte), 1}},
+  EXPECT_EQ(devcrypto::ThreadMemory(0).read(std::vector<devcrypto::ClientIov>{{address(&byte), 1}},
                                             {&byte, 1}),
             EMSGSIZE)
       << "a caller not visible from the server's pid namespace";
@@ -155,7 +155,7 @@ TEST_F(DevcryptoLarge, AStructChangedBeforeTheServerReadsItIsRefused) {
   CryptOp seen = in_memory;
   seen.len = static_cast<std::uint32_t>(kLargestInRound + 16);
   in_memory.len = static_cast<std::uint32_t>(kLargestInRound + 32);
-  devcrypto::CallerMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
+  devcrypto::ThreadMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
   const devcrypto::IoctlCall call{.cmd = kCiocCrypt,
                                   .arg = address(&in_memory),
                                   .in = {reinterpret_cast<const std::uint8_t*>(&seen), sizeof seen},
