@@ -47,6 +47,22 @@ constexpr std::size_t kIdleCopiers = 8;
 // How long the server waits for the factory to make a copier.
 constexpr std::chrono::milliseconds kSpawnTimeout{2000};
 
+// 0 once `fd` is readable (or closed); ETIMEDOUT after `timeout`;
+// ECANCELED once `stop_fd` is.
+int wait_readable(int fd, int stop_fd, std::chrono::milliseconds timeout) {
+  const Clock::time_point until = Clock::now() + timeout;
+  pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    const int n = ::poll(fds, 2, static_cast<int>(std::max<long long>(left.count(), 0)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ECANCELED;
+    if (fds[1].revents != 0) return ECANCELED;
+    if (n > 0) return 0;
+    if (Clock::now() >= until) return ETIMEDOUT;
+  }
+}
+
 // Everything below until the class runs in forked processes: system calls
 // only (the process that forked may have had other threads, and a lock
 // they held is held for ever in the child), then _exit.
@@ -136,22 +152,6 @@ void make_copier(int socket) {
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) ::_exit(0);  // the server has gone
     make_copier(socket);
-  }
-}
-
-// 0 once `fd` is readable (or closed); ETIMEDOUT after `timeout`;
-// ECANCELED once `stop_fd` is.
-int wait_readable(int fd, int stop_fd, std::chrono::milliseconds timeout) {
-  const Clock::time_point until = Clock::now() + timeout;
-  pollfd fds[2] = {{fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
-    const int n = ::poll(fds, 2, static_cast<int>(std::max<long long>(left.count(), 0)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ECANCELED;
-    if (fds[1].revents != 0) return ECANCELED;
-    if (n > 0) return 0;
-    if (Clock::now() >= until) return ETIMEDOUT;
   }
 }
 
