@@ -246,7 +246,7 @@ TEST(DevcryptoMemoryRequests, WaitingJobsAreBoundedPerUserAndCancelledOnStop) {
   }
   EXPECT_GE(accepted, devcrypto::kMaxWaitingPerUser - 1);
   EXPECT_LE(accepted, devcrypto::kMaxWaitingPerUser);
-  auto other = job(8, [&] {}, &cancelled);
+  auto other = job(8, [&] { ++ran; }, &cancelled);
   EXPECT_TRUE(requests->submit(other)) << "another user's queue is its own";
   std::thread opener([&] {
     std::this_thread::sleep_for(100ms);
