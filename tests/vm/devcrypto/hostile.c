@@ -162,6 +162,20 @@ static void victim(double seconds) {
 
 /* ---- the root parent ------------------------------------------------- */
 
+/* A number of /proc/PID/status: "VmRSS" in KiB, "Threads". */
+static long status_of(const char *pid, const char *field) {
+  char path[64], line[256], format[64];
+  snprintf(path, sizeof path, "/proc/%s/status", pid);
+  snprintf(format, sizeof format, "%s: %%ld", field);
+  FILE *f = fopen(path, "r");
+  long value = -1;
+  if (f == NULL) return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, format, &value) == 1) break;
+  fclose(f);
+  return value;
+}
+
 /* Has the process ended (gone, or a zombie its parent has yet to reap)? */
 static int ended(pid_t pid) {
   char path[64], line[512];
@@ -227,6 +241,11 @@ int main(int argc, char **argv) {
                           : "the victim's requests failed or took a second or more (above)");
   CHECK(waitpid(attacker, NULL, WNOHANG) == 0, "the attacker is still at it");
 
+  char pid_text[32];
+  snprintf(pid_text, sizeof pid_text, "%d", (int)server);
+  printf("hostile: the server holds %ld KiB (VmRSS), %ld threads\n", status_of(pid_text, "VmRSS"),
+         status_of(pid_text, "Threads"));
+  fflush(stdout);
   const double start = now();
   kill(server, SIGTERM);
   while (!ended(server) && now() - start < 10.0) usleep(5 * 1000);
