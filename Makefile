@@ -69,7 +69,7 @@ test-asan: deps
 
 # The asynchronous API, failover and quarantine under ThreadSanitizer: only
 # the unit tests are built, and only those suites run.
-TSAN_TESTS ?= ^(Async|Failover|Quarantine|Spread|Relief|MbGather|MbStart|DevcryptoGather|DevcryptoCopiers|DevcryptoMemoryRequests)\.
+TSAN_TESTS ?= ^(Async|Failover|Quarantine|Spread|Relief|MbGather|MbStart|DevcryptoGather|DevcryptoCopiers|DevcryptoDeferredRequests)\.
 test-tsan: deps
 	@$(CONFIGURE) -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCRYPTOACCEL_SANITIZE=thread -DCRYPTOACCEL_BENCH=OFF $(CMAKE_ARGS) >/dev/null

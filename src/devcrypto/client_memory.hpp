@@ -10,7 +10,7 @@
 // dies, deaf to every signal. So the copying is done by processes of their
 // own (memory_copiers.hpp), given up on a deadline, and the requests that
 // need it are served off the threads that serve everyone else
-// (memory_requests.hpp).
+// (deferred_requests.hpp).
 #pragma once
 
 #include <sys/types.h>

@@ -14,14 +14,17 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "../abi/cryptodev.hpp"
+#include "cryptoaccel/driver/secret_bytes.hpp"
+#include "deferred_requests.hpp"
 #include "device_node.hpp"
 #include "memory_copiers.hpp"
-#include "memory_requests.hpp"
 #include "protocol.hpp"
+#include "stop_deadline.hpp"
 
 namespace cryptoaccel::devcrypto {
 namespace {
@@ -41,7 +44,7 @@ struct Server {
   // The requests larger than a round (client_memory.hpp); both null until
   // the device is set up.
   std::unique_ptr<MemoryCopiers> copiers;
-  std::unique_ptr<MemoryRequests> memory_requests;
+  std::unique_ptr<DeferredRequests> deferred_requests;
 };
 
 Server& server_of(fuse_req_t req) {
@@ -196,20 +199,21 @@ IoctlReply handle_caught(const Service& service, Client& client, const IoctlCall
   }
 }
 
-// A request that needs its caller's memory, served by the threads of
-// memory_requests.hpp. The client stays: its file is held by the ioctl,
-// which waits for this answer.
+// A request that may take long (protocol.hpp), served by the threads of
+// deferred_requests.hpp. The client stays: its file is held by the ioctl,
+// which waits for this answer. Its input (CIOCKEY's private numbers among
+// them) is kept in memory that is wiped when the job goes.
 void defer(Server& server, fuse_req_t req, std::uint64_t fh, Client& client, const IoctlCall& call) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
-  MemoryRequests::Job job;
+  DeferredRequests::Job job;
   job.user = ctx->uid;
   job.run = [&server, req, fh, &client, cmd = call.cmd, arg = call.arg,
-             in = std::vector<std::uint8_t>(call.in.begin(), call.in.end()),
-             out_size = call.out_size, caller = call.caller, user = ctx->uid] {
+             in = std::make_shared<const SecretBytes>(call.in), out_size = call.out_size,
+             caller = call.caller, user = ctx->uid] {
     CopiedMemory memory(*server.copiers, static_cast<pid_t>(caller), user);
     const IoctlCall again{.cmd = cmd,
                           .arg = arg,
-                          .in = in,
+                          .in = in->span(),
                           .out_size = out_size,
                           .caller = caller,
                           .memory = &memory};
@@ -218,7 +222,7 @@ void defer(Server& server, fuse_req_t req, std::uint64_t fh, Client& client, con
   // The server stops: the client's call fails, as when the device goes.
   job.cancel = [req] { fuse_reply_err(req, ECANCELED); };
   // Too many of this user's requests wait already.
-  if (!server.memory_requests->submit(job)) fuse_reply_err(req, EAGAIN);
+  if (!server.deferred_requests->submit(job)) fuse_reply_err(req, EAGAIN);
 }
 
 void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned flags,
@@ -244,17 +248,18 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
                        .out_size = out_bufsz,
                        .caller = static_cast<std::uint32_t>(caller),
                        .memory = &memory,
-                       .defer_memory = true};
+                       .shared_worker = true};
   const IoctlReply r = handle_caught(*server.service, *client, call);
+  // Before the wipe below: the deferred request takes its own copy.
+  if (r.kind == IoctlReply::Kind::defer)
+    defer(server, req, fi->fh, *client, call);
+  else
+    answer(server, req, fi->fh, call.cmd, r);
   // Keys pass through libfuse's receive buffer: leave none behind (a
   // session's keys; CIOCKEY's private exponents and factors).
   if ((call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp)) ||
       (call.cmd == cryptodev::kCiocKey && in_bufsz > sizeof(cryptodev::CryptKop)))
     secure_wipe(const_cast<void*>(in_buf), in_bufsz);
-  if (r.kind == IoctlReply::Kind::defer)
-    defer(server, req, fi->fh, *client, call);
-  else
-    answer(server, req, fi->fh, call.cmd, r);
 }
 
 bool stopped_by_signal(int status) {
@@ -314,16 +319,24 @@ int run_server(const ServerOptions& options,
     return 1;
   }
   int status = 0;
+  std::optional<StopDeadline> stop_deadline;
   try {
     // Forked before the framework starts threads and before any client:
     // the copiers hold no one's key (memory_copiers.hpp).
     server.copiers = std::make_unique<MemoryCopiers>(options.memory_deadline);
+    // A signal ends the server within a second, whatever runs
+    // (stop_deadline.hpp): the rest of the second is the kernel's, which
+    // takes a few hundred milliseconds to end the process in an emulated
+    // guest under load.
+    stop_deadline.emplace(std::chrono::milliseconds(300));
     server.service = make_service();
     const unsigned per_user = options.memory_slots_per_user != 0
                                   ? options.memory_slots_per_user
                                   : std::max(1U, options.max_threads / 2);
-    server.memory_requests =
-        std::make_unique<MemoryRequests>(*server.copiers, options.max_threads, per_user);
+    // Four threads for each worker at most: as many users as that many
+    // slots take before the deferred requests of others wait.
+    server.deferred_requests =
+        std::make_unique<DeferredRequests>(*server.copiers, 4 * options.max_threads, per_user);
   } catch (const std::exception& e) {
     fmt::print(stderr, "cryptoaccel devcrypto: {}\n", e.what());
     status = 1;
@@ -341,7 +354,7 @@ int run_server(const ServerOptions& options,
   }
   // Before the device goes: the requests still waiting on a copier or for
   // a slot are answered (ECANCELED), whatever their clients' memory does.
-  if (server.memory_requests != nullptr) server.memory_requests->stop();
+  if (server.deferred_requests != nullptr) server.deferred_requests->stop();
   cuse_lowlevel_teardown(session);
   {
     std::lock_guard lock(server.mutex);
@@ -349,8 +362,9 @@ int run_server(const ServerOptions& options,
     for (auto& [fh, ph] : server.poll_handles) fuse_pollhandle_destroy(ph);
     server.poll_handles.clear();
   }
-  server.memory_requests.reset();
+  server.deferred_requests.reset();
   server.copiers.reset();
+  stop_deadline.reset();
   return status;
 }
 

@@ -25,7 +25,7 @@ struct ServerOptions {
   bool debug = false;        // libfuse's request trace on stderr
   unsigned max_threads = 8;  // worker threads: requests served at once
   QuotaLimits limits;        // open files and sessions of the whole server
-  // Requests larger than a round (memory_requests.hpp): how long a copier
+  // Requests larger than a round (deferred_requests.hpp): how long a copier
   // may take in a client's memory before it is given up (the request then
   // fails with ETIMEDOUT), and how many such requests of one user run at
   // once (0: half the threads).

@@ -21,9 +21,10 @@
 // output is larger ends in round 2 instead: the server reads the struct
 // and the buffers from the caller's memory, checks the struct as in round
 // 3, does the work and writes the output there (client_memory.hpp). On a
-// thread that serves every client (`defer_memory`), such a request is
-// answered `defer` before anything is read or changed: it is handed to the
-// threads of memory_requests.hpp, which call again with the memory.
+// thread that serves every client (`shared_worker`), such a request is
+// answered `defer` before anything is read or changed, and so is CIOCKEY's
+// private-key operation once its input is all there: it is handed to the
+// threads of deferred_requests.hpp, which call again.
 // Errors follow cryptodev-linux's ioctl.c (docs/devcrypto.md lists them).
 // This file knows nothing of libfuse, so the unit tests drive it directly.
 #pragma once
@@ -46,12 +47,12 @@ struct IoctlCall {
   std::size_t out_size = 0;          // the bytes the out_iov asked for
   std::uint32_t caller = 0;          // the client's thread (its tid), which all rounds share
   CallerMemory* memory = nullptr;    // the caller's memory; null: requests fit a round or fail
-  bool defer_memory = false;         // answer `defer` instead of using `memory`
+  bool shared_worker = false;         // answer `defer` to what may take long
 };
 
 struct IoctlReply {
   // defer: the request needs the caller's memory; call again with
-  // defer_memory false.
+  // shared_worker false.
   enum class Kind { error, retry, done, defer } kind = Kind::error;
   int error = 0;                   // Kind::error: a positive errno
   std::vector<ClientIov> in_iov;   // Kind::retry

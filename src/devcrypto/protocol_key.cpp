@@ -89,6 +89,9 @@ IoctlReply handle_key(const Service& service, const IoctlCall& call) {
   return three_rounds<CryptKop>(
       call, [&](const CryptKop& op) { return plan_key(call.arg, op); },
       [&](const Plan& plan, std::span<const std::uint8_t> in) {
+        // Seconds on numbers of thousands of bits: not on a thread that
+        // serves every client (protocol.hpp).
+        if (call.shared_worker) return deferred();
         return run_key(service, in, plan);
       });
 }

@@ -32,7 +32,7 @@ inline IoctlReply deferred() {
 }
 
 inline bool must_defer(const IoctlCall& call) {
-  return call.memory != nullptr && call.defer_memory;
+  return call.memory != nullptr && call.shared_worker;
 }
 
 template <class T>

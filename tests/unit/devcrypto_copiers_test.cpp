@@ -1,6 +1,6 @@
 // The copiers that reach a client's memory for requests above a round
 // (memory_copiers.hpp) and the threads that serve those requests
-// (memory_requests.hpp). A page that never arrives is made with
+// (deferred_requests.hpp). A page that never arrives is made with
 // userfaultfd: a registered page nobody resolves holds whoever touches it,
 // as a page of a FUSE file whose daemon never answers does (the guest's
 // vm.devcrypto.hardening does that with a real FUSE mount).
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "devcrypto/memory_copiers.hpp"
-#include "devcrypto/memory_requests.hpp"
+#include "devcrypto/deferred_requests.hpp"
 #include "test_util.hpp"
 
 namespace cryptoaccel::test {
@@ -33,7 +33,7 @@ using namespace std::chrono_literals;
 using devcrypto::ClientIov;
 using devcrypto::MemoryCopiers;
 using devcrypto::MemoryDirection;
-using devcrypto::MemoryRequests;
+using devcrypto::DeferredRequests;
 using Clock = std::chrono::steady_clock;
 
 pid_t own_tid() {
@@ -204,17 +204,17 @@ class Gate {
   bool open_ = false;
 };
 
-MemoryRequests::Job job(uid_t user, std::function<void()> run, std::atomic<int>* cancelled) {
-  MemoryRequests::Job j;
+DeferredRequests::Job job(uid_t user, std::function<void()> run, std::atomic<int>* cancelled) {
+  DeferredRequests::Job j;
   j.user = user;
   j.run = std::move(run);
   j.cancel = [cancelled] { ++*cancelled; };
   return j;
 }
 
-TEST(DevcryptoMemoryRequests, AUserAtTheirSlotsWaitsWhileOthersRun) {
+TEST(DevcryptoDeferredRequests, AUserAtTheirSlotsWaitsWhileOthersRun) {
   MemoryCopiers copiers(2s);
-  MemoryRequests requests(copiers, 4, 2);
+  DeferredRequests requests(copiers, 4, 2);
   Gate gate;
   std::atomic<int> started{0}, others{0}, cancelled{0};
   for (int i = 0; i < 3; ++i) {  // user 1000: two run and hold, the third waits
@@ -234,9 +234,9 @@ TEST(DevcryptoMemoryRequests, AUserAtTheirSlotsWaitsWhileOthersRun) {
   EXPECT_EQ(cancelled, 0);
 }
 
-TEST(DevcryptoMemoryRequests, WaitingJobsAreBoundedPerUserAndCancelledOnStop) {
+TEST(DevcryptoDeferredRequests, WaitingJobsAreBoundedPerUserAndCancelledOnStop) {
   MemoryCopiers copiers(2s);
-  auto requests = std::make_unique<MemoryRequests>(copiers, 2, 1);
+  auto requests = std::make_unique<DeferredRequests>(copiers, 2, 1);
   Gate gate;
   std::atomic<int> ran{0}, cancelled{0};
   auto holder = job(7, [&] { gate.pass(); ++ran; }, &cancelled);

@@ -23,6 +23,7 @@ namespace cryptoaccel::test {
 struct SimulatedIoctl {
   int result = 0;  // 0 or a negative errno
   int rounds = 0;  // how many times the server was called
+  int deferred = 0;  // rounds handed from a "worker" to the deferred threads
 };
 
 inline bool copy_from_client(const devcrypto::ClientIov& v, std::uint8_t* to) {
@@ -52,13 +53,14 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
                                     .out_size = out_size,
                                     .caller = caller,
                                     .memory = memory ? &own : nullptr,
-                                    .defer_memory = true};
+                                    .shared_worker = true};
     devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
     // What the server's memory threads do with a deferred request: the
     // same call again, with the memory.
     if (r.kind == devcrypto::IoctlReply::Kind::defer) {
+      ++run.deferred;
       devcrypto::IoctlCall again = call;
-      again.defer_memory = false;
+      again.shared_worker = false;
       r = devcrypto::handle_ioctl(service, client, again);
     }
     switch (r.kind) {

@@ -2,8 +2,10 @@
  * (nobody) passes, from as many threads as the server has workers, buffers
  * mapped from a file whose reads never answer (stall_fs.c), in requests
  * larger than a CUSE round, which the server must reach in the caller's
- * memory; it also floods small requests, and forks a child that is killed
- * while its stalled request is in the server. Meanwhile the victim (another
+ * memory; it also floods small requests, keeps two CIOCKEY modular
+ * exponentiations of 8192 bits going (seconds each in an emulated guest),
+ * and forks a child that is killed while its stalled request is in the
+ * server. Meanwhile the victim (another
  * user) must get every 4 KiB AES-CBC request, and 256 KiB ones from its own
  * memory, answered correctly within a second. Then the server must end
  * within a second of SIGTERM, the attack still on.
@@ -68,8 +70,30 @@ static int cbc(int fd, uint32_t ses, int op, const void *src, void *dst, size_t 
 
 /* ---- the attacker ---------------------------------------------------- */
 
+/* OCF's CIOCKEY (cryptodev.h), as tests/vm/devcrypto/asymmetric.c has it. */
+struct crparam {
+  uint8_t *crp_p;
+  uint32_t crp_nbits;
+};
+struct crypt_kop {
+  uint32_t crk_op;
+  uint32_t crk_status;
+  uint16_t crk_iparams;
+  uint16_t crk_oparams;
+  uint32_t crk_pad1;
+  struct crparam crk_param[8];
+};
+#define CRK_MOD_EXP 0
+#define CIOCKEY _IOWR('c', 105, struct crypt_kop)
+enum { kKeyBytes = 1024 }; /* 8192 bits */
+
 static const unsigned char *stalled;
 static volatile int stop_attack;
+/* Shared with the root parent: the attacker's CIOCKEY operations. */
+struct key_tally {
+  volatile int started, done, failed;
+};
+static struct key_tally *keys;
 
 static void *stall_loop(void *unused) {
   (void)unused;
@@ -89,6 +113,29 @@ static void *flood_loop(void *unused) {
   return NULL;
 }
 
+/* base^e mod n on numbers of 8192 bits, little-endian, again and again. */
+static void *key_loop(void *unused) {
+  (void)unused;
+  int fd = open(device, O_RDWR);
+  static uint8_t base[kKeyBytes], e[kKeyBytes], n[kKeyBytes];
+  uint8_t *out = malloc(kKeyBytes);
+  for (int i = 0; i < kKeyBytes; i++) base[i] = (uint8_t)(i * 7 + 1), e[i] = (uint8_t)(i * 13 + 5), n[i] = 0xff;
+  base[kKeyBytes - 1] = 0x7f; /* below n */
+  struct crypt_kop kop = {.crk_op = CRK_MOD_EXP, .crk_iparams = 3, .crk_oparams = 1};
+  kop.crk_param[0] = (struct crparam){base, 8 * kKeyBytes - 1};
+  kop.crk_param[1] = (struct crparam){e, 8 * kKeyBytes};
+  kop.crk_param[2] = (struct crparam){n, 8 * kKeyBytes};
+  kop.crk_param[3] = (struct crparam){out, 8 * kKeyBytes};
+  while (fd >= 0 && !stop_attack) {
+    __sync_fetch_and_add(&keys->started, 1);
+    if (ioctl(fd, CIOCKEY, &kop) == 0)
+      __sync_fetch_and_add(&keys->done, 1);
+    else
+      __sync_fetch_and_add(&keys->failed, 1);
+  }
+  return NULL;
+}
+
 static void attack(const char *file, int threads) {
   become(65534);
   int f = open(file, O_RDONLY);
@@ -100,6 +147,7 @@ static void attack(const char *file, int threads) {
   pthread_t t;
   for (int i = 0; i < threads; i++) pthread_create(&t, NULL, stall_loop, NULL);
   for (int i = 0; i < 2; i++) pthread_create(&t, NULL, flood_loop, NULL);
+  for (int i = 0; i < 2; i++) pthread_create(&t, NULL, key_loop, NULL);
   /* A child that exits (is killed) with its stalled request in the server. */
   for (;;) {
     pid_t child = fork();
@@ -225,6 +273,7 @@ int main(int argc, char **argv) {
   device = argv[1];
   const pid_t server = (pid_t)atoi(argv[3]);
   const int threads = atoi(argv[4]);
+  keys = mmap(NULL, sizeof *keys, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   const pid_t attacker = fork();
   if (attacker == 0) attack(argv[2], threads);
   sleep(1); /* every worker's worth of stalled requests in the server */
@@ -240,6 +289,10 @@ int main(int argc, char **argv) {
         victim_status < 0 ? "the victim's requests hung (20 s) while the attacker's memory stalled"
                           : "the victim's requests failed or took a second or more (above)");
   CHECK(waitpid(attacker, NULL, WNOHANG) == 0, "the attacker is still at it");
+  const int key_running = keys->started - keys->done - keys->failed;
+  printf("hostile: the attacker's CIOCKEY: %d done, %d failed, %d running\n", keys->done,
+         keys->failed, key_running);
+  CHECK(keys->failed == 0 && key_running > 0, "8192-bit CIOCKEY operations in the server");
 
   char pid_text[32];
   snprintf(pid_text, sizeof pid_text, "%d", (int)server);

@@ -1,7 +1,8 @@
-// The requests that need their caller's memory (above a round), served by
-// threads of their own instead of libfuse's workers: whatever a client's
-// memory does to such a request, the requests that fit a round, everyone
-// else's included, keep their workers.
+// The requests that may take long, served by threads of their own instead
+// of libfuse's workers: those that need their caller's memory (above a
+// round), which the caller may stall, and CIOCKEY's private-key operations,
+// seconds each on numbers of thousands of bits. Whatever such a request
+// does, the others, everyone else's included, keep their workers.
 //
 // Each user has `per_user` slots: a request of theirs runs while fewer of
 // their requests run and fewer of their copiers are stuck than that
@@ -9,7 +10,8 @@
 // kMaxWaitingPerUser. A user whose memory stalls so holds at most `per_user`
 // of the threads, for the copiers' deadline each, and then none: their
 // stuck copiers fill their slots, and their requests wait until the kernel
-// lets those go. Other users' requests meanwhile take the other threads.
+// lets those go. Other users' requests meanwhile take the other threads:
+// there are up to `max_threads`, started as the jobs need them.
 #pragma once
 
 #include <sys/types.h>
@@ -29,19 +31,19 @@ namespace cryptoaccel::devcrypto {
 // The most requests of one user that wait for a slot; submit() refuses more.
 inline constexpr std::size_t kMaxWaitingPerUser = 64;
 
-class MemoryRequests {
+class DeferredRequests {
  public:
   struct Job {
     uid_t user = 0;
     std::function<void()> run;     // serves the request and answers it
     std::function<void()> cancel;  // answers it unserved: the server stops
   };
-  // Starts `threads` threads (at least 1).
-  MemoryRequests(MemoryCopiers& copiers, unsigned threads, unsigned per_user);
+  // Starts threads as jobs come, up to `max_threads` (at least 1).
+  DeferredRequests(MemoryCopiers& copiers, unsigned max_threads, unsigned per_user);
   // stop()
-  ~MemoryRequests();
-  MemoryRequests(const MemoryRequests&) = delete;
-  MemoryRequests& operator=(const MemoryRequests&) = delete;
+  ~DeferredRequests();
+  DeferredRequests(const DeferredRequests&) = delete;
+  DeferredRequests& operator=(const DeferredRequests&) = delete;
 
   // Queues the job; false (and `job` untouched) when its user has
   // kMaxWaitingPerUser waiting already, or after stop().
@@ -56,7 +58,9 @@ class MemoryRequests {
   std::deque<Job>::iterator next_runnable();
 
   MemoryCopiers& copiers_;
+  const unsigned max_threads_;
   const unsigned per_user_;
+  unsigned idle_ = 0;  // threads waiting for a job
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> waiting_;

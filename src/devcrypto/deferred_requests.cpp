@@ -1,6 +1,7 @@
-#include "memory_requests.hpp"
+#include "deferred_requests.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 namespace cryptoaccel::devcrypto {
 namespace {
@@ -11,18 +12,17 @@ constexpr std::chrono::milliseconds kRecheck{100};
 
 }  // namespace
 
-MemoryRequests::MemoryRequests(MemoryCopiers& copiers, unsigned threads, unsigned per_user)
-    : copiers_(copiers), per_user_(std::max(per_user, 1U)) {
-  threads = std::max(threads, 1U);
-  threads_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { serve(); });
+DeferredRequests::DeferredRequests(MemoryCopiers& copiers, unsigned max_threads,
+                                   unsigned per_user)
+    : copiers_(copiers), max_threads_(std::max(max_threads, 1U)), per_user_(std::max(per_user, 1U)) {
+  threads_.reserve(max_threads_);
 }
 
-MemoryRequests::~MemoryRequests() {
+DeferredRequests::~DeferredRequests() {
   stop();
 }
 
-bool MemoryRequests::submit(Job& job) {
+bool DeferredRequests::submit(Job& job) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return false;
@@ -30,12 +30,20 @@ bool MemoryRequests::submit(Job& job) {
                                        [&](const Job& j) { return j.user == job.user; });
     if (static_cast<std::size_t>(waiting) >= kMaxWaitingPerUser) return false;
     waiting_.push_back(std::move(job));
+    // Every thread busy: one more, while there may be. (If none can be
+    // started, the job waits for a thread that finishes.)
+    if (idle_ == 0 && threads_.size() < max_threads_) {
+      try {
+        threads_.emplace_back([this] { serve(); });
+      } catch (const std::system_error&) {
+      }
+    }
   }
   wake_.notify_one();
   return true;
 }
 
-std::deque<MemoryRequests::Job>::iterator MemoryRequests::next_runnable() {
+std::deque<DeferredRequests::Job>::iterator DeferredRequests::next_runnable() {
   // Called with mutex_ held; copiers_.stuck() takes only the copiers' lock.
   std::map<uid_t, bool> free_slot;
   return std::find_if(waiting_.begin(), waiting_.end(), [&](const Job& job) {
@@ -49,16 +57,18 @@ std::deque<MemoryRequests::Job>::iterator MemoryRequests::next_runnable() {
   });
 }
 
-void MemoryRequests::serve() {
+void DeferredRequests::serve() {
   std::unique_lock lock(mutex_);
   for (;;) {
     if (stopping_) return;
     const auto next = next_runnable();
     if (next == waiting_.end()) {
+      ++idle_;
       if (waiting_.empty())
         wake_.wait(lock);
       else
         wake_.wait_for(lock, kRecheck);
+      --idle_;
       continue;
     }
     Job job = std::move(*next);
@@ -72,7 +82,7 @@ void MemoryRequests::serve() {
   }
 }
 
-void MemoryRequests::stop() {
+void DeferredRequests::stop() {
   std::deque<Job> cancelled;
   {
     std::lock_guard lock(mutex_);
