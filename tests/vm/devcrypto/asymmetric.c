@@ -24,26 +24,8 @@
 #include <openssl/rsa.h>
 
 #include "check.h"
+#include "cryptodev_abi.h"
 
-/* From OCF's cryptodev.h (and cryptodev-linux's crypto/cryptodev.h). */
-struct crparam {
-  uint8_t* crp_p;
-  uint32_t crp_nbits;
-};
-#define CRK_MAXPARAM 8
-struct crypt_kop {
-  uint32_t crk_op;
-  uint32_t crk_status;
-  uint16_t crk_iparams;
-  uint16_t crk_oparams;
-  uint32_t crk_pad1;
-  struct crparam crk_param[CRK_MAXPARAM];
-};
-enum { CRK_MOD_EXP = 0, CRK_MOD_EXP_CRT = 1, CRK_DSA_SIGN = 2 };
-#define CRF_MOD_EXP (1 << CRK_MOD_EXP)
-#define CRF_MOD_EXP_CRT (1 << CRK_MOD_EXP_CRT)
-#define CIOCKEY _IOWR('c', 105, struct crypt_kop)
-#define CIOCASYMFEAT _IOR('c', 106, uint32_t)
 
 static int fd;
 

@@ -1,5 +1,6 @@
 /* Tiny test harness shared by the C programs: hex decoding, a pass/fail
- * tally and the closing "N passed, N failed" line. */
+ * tally, a process's status numbers and the closing "N passed, N failed"
+ * line. */
 #ifndef CRYPTOACCEL_TEST_CHECK_H
 #define CRYPTOACCEL_TEST_CHECK_H
 
@@ -32,6 +33,21 @@ static inline unsigned char *unhex(const char *text, size_t *len) {
   }
   *len = n;
   return out;
+}
+
+/* A number of /proc/PID/status (readable by anyone): "VmRSS" in KiB,
+ * "Threads"; -1 when the process or the field is not there. */
+static inline long status_of(const char *pid, const char *field) {
+  char path[64], line[256], format[64];
+  snprintf(path, sizeof path, "/proc/%s/status", pid);
+  snprintf(format, sizeof format, "%s: %%ld", field);
+  FILE *f = fopen(path, "r");
+  long value = -1;
+  if (f == NULL) return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, format, &value) == 1) break;
+  fclose(f);
+  return value;
 }
 
 static inline int finish(const char *program) {

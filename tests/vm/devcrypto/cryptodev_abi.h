@@ -88,6 +88,27 @@ struct session_info_op {
 #define CIOCGSESSINFO _IOWR('c', 107, struct session_info_op)
 #define CIOCAUTHCRYPT _IOWR('c', 109, struct crypt_auth_op)
 
+/* OCF's asymmetric interface (OCF's cryptodev.h, and cryptodev-linux's
+ * crypto/cryptodev.h, whose module does not serve it). */
+struct crparam {
+  uint8_t *crp_p;
+  uint32_t crp_nbits;
+};
+#define CRK_MAXPARAM 8
+struct crypt_kop {
+  uint32_t crk_op;
+  uint32_t crk_status;
+  uint16_t crk_iparams;
+  uint16_t crk_oparams;
+  uint32_t crk_pad1;
+  struct crparam crk_param[CRK_MAXPARAM];
+};
+enum { CRK_MOD_EXP = 0, CRK_MOD_EXP_CRT = 1, CRK_DSA_SIGN = 2 };
+#define CRF_MOD_EXP (1 << CRK_MOD_EXP)
+#define CRF_MOD_EXP_CRT (1 << CRK_MOD_EXP_CRT)
+#define CIOCKEY _IOWR('c', 105, struct crypt_kop)
+#define CIOCASYMFEAT _IOR('c', 106, uint32_t)
+
 _Static_assert(sizeof(struct session_op) == 48, "session_op");
 _Static_assert(sizeof(struct crypt_op) == 48, "crypt_op");
 _Static_assert(sizeof(struct crypt_auth_op) == 72, "crypt_auth_op");

@@ -70,21 +70,6 @@ static int cbc(int fd, uint32_t ses, int op, const void *src, void *dst, size_t 
 
 /* ---- the attacker ---------------------------------------------------- */
 
-/* OCF's CIOCKEY (cryptodev.h), as tests/vm/devcrypto/asymmetric.c has it. */
-struct crparam {
-  uint8_t *crp_p;
-  uint32_t crp_nbits;
-};
-struct crypt_kop {
-  uint32_t crk_op;
-  uint32_t crk_status;
-  uint16_t crk_iparams;
-  uint16_t crk_oparams;
-  uint32_t crk_pad1;
-  struct crparam crk_param[8];
-};
-#define CRK_MOD_EXP 0
-#define CIOCKEY _IOWR('c', 105, struct crypt_kop)
 enum { kKeyBytes = 1024 }; /* 8192 bits */
 
 static const unsigned char *stalled;
@@ -209,20 +194,6 @@ static void victim(double seconds) {
 }
 
 /* ---- the root parent ------------------------------------------------- */
-
-/* A number of /proc/PID/status: "VmRSS" in KiB, "Threads". */
-static long status_of(const char *pid, const char *field) {
-  char path[64], line[256], format[64];
-  snprintf(path, sizeof path, "/proc/%s/status", pid);
-  snprintf(format, sizeof format, "%s: %%ld", field);
-  FILE *f = fopen(path, "r");
-  long value = -1;
-  if (f == NULL) return -1;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, format, &value) == 1) break;
-  fclose(f);
-  return value;
-}
 
 /* Has the process ended (gone, or a zombie its parent has yet to reap)? */
 static int ended(pid_t pid) {

@@ -40,20 +40,6 @@ static int encrypt(int fd, uint32_t ses) {
   return ioctl(fd, CIOCCRYPT, &c) < 0 ? -errno : 0;
 }
 
-/* A number of the server's /proc/PID/status (readable by anyone):
- * "VmRSS" in KiB, "Threads". */
-static long status_of(const char *pid, const char *field) {
-  char path[64], line[256], format[64];
-  snprintf(path, sizeof path, "/proc/%s/status", pid);
-  snprintf(format, sizeof format, "%s: %%ld", field);
-  FILE *f = fopen(path, "r");
-  long value = -1;
-  if (f == NULL) return -1;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, format, &value) == 1) break;
-  fclose(f);
-  return value;
-}
 
 /* Rss of smaps_rollup less its AnonHugePages, in KiB (needs root).
  * khugepaged collapses a thread's stack and the libfuse buffer beside it
