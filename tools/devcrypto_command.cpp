@@ -93,6 +93,11 @@ Action add_devcrypto_command(CLI::App& app) {
                   "Open files of the device at once (then ENOMEM)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--user-share", options->server.limits.user_share,
+                  "One user holds at most 1/N of the open files, the sessions and the unfetched "
+                  "asynchronous output (1: no bound per user)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--threads", options->server.max_threads, "Requests served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

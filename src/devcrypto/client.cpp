@@ -23,17 +23,17 @@ Client::~Client() {
   std::size_t queued = 0;
   for (const AsyncResult& r : results_) queued += bytes_of(r);
   for (const auto& [caller, r] : claimed_) queued += bytes_of(r);
-  quota_.return_async_bytes(queued);
+  quota_.return_async_bytes(user_, queued);
   // The sessions end first, so that the quota trims the heap they freed.
   const std::size_t n = sessions_.size();
   sessions_.clear();
-  quota_.return_sessions(n);
+  quota_.return_sessions(user_, n);
 }
 
 int Client::add(std::uint32_t& id, std::shared_ptr<ServerSession> session, std::size_t limit) {
   std::lock_guard lock(mutex_);
   if (sessions_.size() >= limit) return ENOSPC;
-  if (!quota_.take_session()) return ENOMEM;
+  if (!quota_.take_session(user_)) return ENOMEM;
   // Ids are never 0 and never reused while a session holds them.
   do {
     ++next_id_;
@@ -41,7 +41,7 @@ int Client::add(std::uint32_t& id, std::shared_ptr<ServerSession> session, std::
   try {
     sessions_.emplace(next_id_, std::move(session));
   } catch (...) {
-    quota_.return_sessions(1);
+    quota_.return_sessions(user_, 1);
     throw;
   }
   id = next_id_;
@@ -64,7 +64,7 @@ bool Client::remove(std::uint32_t id) {
     sessions_.erase(it);
   }
   gone.reset();  // the session ends outside the lock, before the quota hears of it
-  quota_.return_sessions(1);
+  quota_.return_sessions(user_, 1);
   return true;
 }
 
@@ -91,13 +91,13 @@ int Client::queue_result(AsyncResult result) {
     const std::size_t bytes = bytes_of(result);
     if (results_.size() + claimed_.size() >= cryptodev::kMaxAsyncRequests) {
       error = EBUSY;
-    } else if (!quota_.take_async_bytes(bytes)) {
+    } else if (!quota_.take_async_bytes(user_, bytes)) {
       error = EBUSY;
     } else {
       try {
         results_.push_back(std::move(result));
       } catch (...) {
-        quota_.return_async_bytes(bytes);
+        quota_.return_async_bytes(user_, bytes);
         error = ENOMEM;
       }
     }
@@ -165,7 +165,7 @@ void Client::deliver_result(std::uint32_t caller) {
   std::lock_guard lock(mutex_);
   const auto it = claimed_.find(caller);
   if (it == claimed_.end()) return;
-  quota_.return_async_bytes(bytes_of(it->second));
+  quota_.return_async_bytes(user_, bytes_of(it->second));
   claimed_.erase(it);
 }
 

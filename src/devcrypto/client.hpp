@@ -5,6 +5,8 @@
 // threads may call into the server at once.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -45,7 +47,10 @@ struct AsyncResult {
 class Client {
  public:
   // `quota` must outlive the client; the server counts the open file itself.
-  Client(ServerQuota& quota, std::uint32_t first_id) : quota_(quota), next_id_(first_id) {}
+  // `user` opened the file: what the client holds counts against that
+  // user's share of the quota.
+  Client(ServerQuota& quota, std::uint32_t first_id, uid_t user = 0)
+      : quota_(quota), user_(user), next_id_(first_id) {}
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -99,8 +104,12 @@ class Client {
     job.ready_file = ready_file_;
   }
 
+ public:
+  uid_t user() const noexcept { return user_; }
+
  private:
   ServerQuota& quota_;
+  const uid_t user_;
   mutable std::mutex mutex_;
   std::map<std::uint32_t, std::shared_ptr<ServerSession>> sessions_;
   std::uint32_t next_id_;

@@ -76,19 +76,21 @@ void on_open(fuse_req_t req, fuse_file_info* fi) {
   Server& server = server_of(req);
   // At the server's bound on open files, ENOMEM: what cryptodev-linux's
   // open answers when it cannot allocate a file's state.
-  if (!server.quota.take_file()) {
+  const uid_t user = fuse_req_ctx(req)->uid;
+  if (!server.quota.take_file(user)) {
     fuse_reply_err(req, ENOMEM);
     return;
   }
   try {
     std::lock_guard lock(server.mutex);
     // Session ids start at a random point, as cryptodev-linux's are random.
-    auto client = std::make_unique<Client>(server.quota, static_cast<std::uint32_t>(server.ids()));
+    auto client =
+        std::make_unique<Client>(server.quota, static_cast<std::uint32_t>(server.ids()), user);
     fi->fh = ++server.next_handle;
     client->set_ready_hook(on_request_ready, &server, fi->fh);
     server.clients.emplace(fi->fh, std::move(client));
   } catch (...) {
-    server.quota.return_file();
+    server.quota.return_file(user);
     fuse_reply_err(req, ENOMEM);
     return;
   }
@@ -129,8 +131,9 @@ void on_release(fuse_req_t req, fuse_file_info* fi) {
     }
   }
   if (gone != nullptr) {
+    const uid_t user = gone->user();
     gone.reset();
-    server.quota.return_file();
+    server.quota.return_file(user);
   }
   forget_poll_handle(server, fi->fh);
   fuse_reply_err(req, 0);

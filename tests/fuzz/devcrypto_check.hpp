@@ -57,7 +57,7 @@ inline constexpr std::size_t kClientMemory = 256 * 1024;      // room for 64 KiB
 inline constexpr std::size_t kMaxIoctlIov = 256;              // FUSE_IOCTL_MAX_IOV
 inline constexpr std::size_t kMaxIoctlBytes = 32 * 4096;      // 32 pages each way
 inline constexpr std::size_t kPerClient = 4;                  // Service::max_sessions
-inline constexpr devcrypto::QuotaLimits kQuota{.open_files = 4, .sessions = 6};
+inline constexpr devcrypto::QuotaLimits kQuota{.open_files = 4, .sessions = 6, .user_share = 1};
 
 enum StepFlags : std::uint8_t {
   kOnB = 1,

@@ -71,7 +71,7 @@ class DevcryptoGather : public testing::Test {
 
   static inline std::unique_ptr<Framework> framework_;
   std::unique_ptr<devcrypto::Service> service_;
-  devcrypto::ServerQuota quota_{{.open_files = 16, .sessions = 4096}};
+  devcrypto::ServerQuota quota_{{.open_files = 16, .sessions = 4096, .user_share = 1}};
 };
 
 // One asynchronous request and what soft makes of it.

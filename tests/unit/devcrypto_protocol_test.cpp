@@ -26,7 +26,7 @@ class DevcryptoProtocol : public testing::Test {
   static void TearDownTestSuite() { framework_.reset(); }
 
   devcrypto::Service service_{*framework_, {.driver = "soft", .max_sessions = 4}};
-  devcrypto::ServerQuota quota_{{.open_files = 16, .sessions = 4096}};
+  devcrypto::ServerQuota quota_{{.open_files = 16, .sessions = 4096, .user_share = 1}};
   devcrypto::Client client_{quota_, 1000};
 
   int ioctl(unsigned long cmd, void* arg, int* rounds = nullptr) {

@@ -56,7 +56,7 @@ class DevcryptoQuota : public testing::Test {
 std::unique_ptr<Framework> DevcryptoQuota::framework_;
 
 TEST_F(DevcryptoQuota, SessionsOverAllFilesAreCappedWithEnomem) {
-  devcrypto::ServerQuota quota({.open_files = 8, .sessions = 100});
+  devcrypto::ServerQuota quota({.open_files = 8, .sessions = 100, .user_share = 1});
   std::vector<std::unique_ptr<devcrypto::Client>> clients;
   int made = 0, rc = 0;
   std::uint32_t ses = 0;
@@ -92,17 +92,42 @@ TEST_F(DevcryptoQuota, SessionsOverAllFilesAreCappedWithEnomem) {
 }
 
 TEST_F(DevcryptoQuota, OpenFilesAreCapped) {
-  devcrypto::ServerQuota quota({.open_files = 2, .sessions = 10});
-  EXPECT_TRUE(quota.take_file());
-  EXPECT_TRUE(quota.take_file());
-  EXPECT_FALSE(quota.take_file()) << "the third file is refused";
+  devcrypto::ServerQuota quota({.open_files = 2, .sessions = 10, .user_share = 1});
+  EXPECT_TRUE(quota.take_file(1000));
+  EXPECT_TRUE(quota.take_file(2000));
+  EXPECT_FALSE(quota.take_file(3000)) << "the third file is refused";
   EXPECT_EQ(quota.files(), 2u);
-  quota.return_file();
-  EXPECT_TRUE(quota.take_file());
+  quota.return_file(1000);
+  EXPECT_TRUE(quota.take_file(3000));
+}
+
+TEST_F(DevcryptoQuota, OneUserHoldsAShareAndLeavesTheOthersRoom) {
+  // A quarter of each bound per user: 4 files, 25 sessions, 1 KiB of output.
+  devcrypto::ServerQuota quota({.open_files = 16, .sessions = 100, .async_bytes = 4096});
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(quota.take_file(65534));
+  EXPECT_FALSE(quota.take_file(65534)) << "the user's share of open files";
+  EXPECT_TRUE(quota.take_file(1000)) << "another user opens the device";
+  EXPECT_TRUE(quota.take_async_bytes(65534, 1024));
+  EXPECT_FALSE(quota.take_async_bytes(65534, 1)) << "the user's share of unfetched output";
+  EXPECT_TRUE(quota.take_async_bytes(1000, 1024));
+  quota.return_async_bytes(65534, 1024);
+  EXPECT_TRUE(quota.take_async_bytes(65534, 1)) << "returned output makes room again";
+
+  devcrypto::Client nobody_a(quota, 1000, 65534), nobody_b(quota, 2000, 65534);
+  devcrypto::Client other(quota, 3000, 1000);
+  int made = 0, rc = 0;
+  std::uint32_t ses = 0;
+  while ((rc = open_session(nobody_a, ses)) == 0) ++made;
+  EXPECT_EQ(rc, -ENOMEM);
+  EXPECT_EQ(made, 25) << "the user's share of sessions, over all their files";
+  EXPECT_EQ(open_session(nobody_b, ses), -ENOMEM) << "a second file of the same user";
+  ASSERT_EQ(open_session(other, ses), 0) << "another user makes sessions";
+  EXPECT_EQ(encrypt(other, ses), 0);
+  EXPECT_EQ(quota.sessions(), 26u);
 }
 
 TEST_F(DevcryptoQuota, AFailedSessionTakesNothingFromTheQuota) {
-  devcrypto::ServerQuota quota({.open_files = 1, .sessions = 1});
+  devcrypto::ServerQuota quota({.open_files = 1, .sessions = 1, .user_share = 1});
   devcrypto::Client client(quota, 1);
   SessionOp bad{.cipher = kAesCbc, .keylen = 17};
   const ByteVector key17(17, 1);
@@ -127,7 +152,7 @@ TEST_F(DevcryptoQuota, MemoryOfClosedFilesGoesBackToTheSystem) {
   GTEST_SKIP() << "the sanitizer's allocator keeps freed memory in quarantine";
 #endif
   // The figure: 40 files of 64 sessions, each used once.
-  devcrypto::ServerQuota quota({.open_files = 64, .sessions = 4096});
+  devcrypto::ServerQuota quota({.open_files = 64, .sessions = 4096, .user_share = 1});
   ::malloc_trim(0);  // start from a heap with nothing to give back
   const std::size_t before = resident_bytes();
   {

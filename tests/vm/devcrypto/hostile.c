@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,11 +75,13 @@ enum { kKeyBytes = 1024 }; /* 8192 bits */
 
 static const unsigned char *stalled;
 static volatile int stop_attack;
-/* Shared with the root parent: the attacker's CIOCKEY operations. */
-struct key_tally {
+/* Shared with the root parent: the attacker's CIOCKEY operations, and the
+ * files and sessions it holds once it has taken all the server lets it. */
+struct tally {
   volatile int started, done, failed;
+  volatile int files, sessions, hogged;
 };
-static struct key_tally *keys;
+static struct tally *keys;
 
 static void *stall_loop(void *unused) {
   (void)unused;
@@ -121,6 +124,24 @@ static void *key_loop(void *unused) {
   return NULL;
 }
 
+/* Open files of the device, and sessions on them, until the server says no:
+ * what one user may hold of the server's bounds. */
+static void hog_quota(void) {
+  struct rlimit r;
+  if (getrlimit(RLIMIT_NOFILE, &r) == 0) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+  }
+  int fd;
+  while ((fd = open(device, O_RDWR)) >= 0) {
+    keys->files++;
+    struct session_op s = {.cipher = CRYPTO_AES_CBC, .keylen = 16};
+    s.key = key;
+    for (int i = 0; i < 64 && ioctl(fd, CIOCGSESSION, &s) == 0; i++) keys->sessions++;
+  }
+  keys->hogged = 1;
+}
+
 static void attack(const char *file, int threads) {
   become(65534);
   int f = open(file, O_RDONLY);
@@ -133,6 +154,8 @@ static void attack(const char *file, int threads) {
   for (int i = 0; i < threads; i++) pthread_create(&t, NULL, stall_loop, NULL);
   for (int i = 0; i < 2; i++) pthread_create(&t, NULL, flood_loop, NULL);
   for (int i = 0; i < 2; i++) pthread_create(&t, NULL, key_loop, NULL);
+  usleep(300 * 1000); /* the threads have their files and sessions */
+  hog_quota();
   /* A child that exits (is killed) with its stalled request in the server. */
   for (;;) {
     pid_t child = fork();
@@ -248,6 +271,10 @@ int main(int argc, char **argv) {
   const pid_t attacker = fork();
   if (attacker == 0) attack(argv[2], threads);
   sleep(1); /* every worker's worth of stalled requests in the server */
+  for (int i = 0; i < 600 && !keys->hogged; i++) usleep(50 * 1000);
+  printf("hostile: the attacker holds %d files and %d sessions, all the server lets one user\n",
+         keys->files, keys->sessions);
+  CHECK(keys->hogged && keys->files > 0, "the attacker took its share of files and sessions");
   const int stuck = threads_in_syscall(attacker, SYS_ioctl);
   printf("hostile: %d of the attacker's threads wait in ioctl\n", stuck);
   fflush(stdout);
