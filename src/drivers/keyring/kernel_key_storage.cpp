@@ -28,7 +28,9 @@ void RsaKey::keep_in_kernel_keyring() {
   const auto view = read_rsa_key_blob(blob_.span());
   if (!view || view->form != RsaKeyForm::private_key)
     throw InvalidKey("RSA key: only a private key is kept in the kernel keyring");
-  const keyring::KeyResult ring = keyring::process_keyring();
+  // Shared with the children this thread forks (pre-forking servers load
+  // keys in the master and sign in the workers): kernel_keys.hpp.
+  const keyring::KeyResult ring = keyring::shared_keyring();
   if (!ring) throw Unsupported("RSA key: no keyring for the key: " + keyring::describe(ring.error));
   const auto ring_serial = static_cast<keyring::KeySerial>(ring.value);
   const keyring::KeyResult added =

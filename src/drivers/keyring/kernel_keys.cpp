@@ -25,6 +25,18 @@ unsigned long ptr(const void* p) noexcept {
   return reinterpret_cast<unsigned long>(p);
 }
 
+unsigned long id(long serial) noexcept {
+  return static_cast<unsigned long>(serial);
+}
+
+// Permissions (the kernel's include/linux/key.h; not in the uapi headers):
+// a possessor's only, none for the user, group or others (who, without
+// them, cannot even see the key in /proc/keys).
+constexpr unsigned long kPossessorView = 0x01000000, kPossessorSearch = 0x08000000,
+                        kPossessorSetattr = 0x20000000, kPossessorAll = 0x3f000000;
+constexpr unsigned long kKeyPermissions = kPossessorView | kPossessorSearch | kPossessorSetattr;
+constexpr unsigned long kKeyringPermissions = kPossessorAll;
+
 }  // namespace
 
 KeyResult process_keyring() noexcept {
@@ -41,6 +53,40 @@ KeyResult process_keyring() noexcept {
   if (!process) return process;
   made = result_of(
       syscall(__NR_add_key, "keyring", "cryptoaccel", nullptr, 0, KEY_SPEC_PROCESS_KEYRING));
+  if (made) (void)keyctl(KEYCTL_SETPERM, id(made.value), kKeyringPermissions);
+  owner = getpid();
+  return made;
+}
+
+KeyResult shared_keyring() noexcept {
+  static std::mutex mutex;
+  static KeyResult made{.value = 0, .error = -1};
+  static pid_t owner = 0;
+  const KeyResult process = process_keyring();
+  if (!process) return process;
+  const std::lock_guard lock(mutex);
+  if (made && owner == getpid()) return made;
+  const long former = keyctl(KEYCTL_GET_KEYRING_ID, id(KEY_SPEC_SESSION_KEYRING), 0);
+  const KeyResult session = result_of(keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0));
+  if (!session) return session;
+  // The new session keyring grants its user view, read and link: another
+  // process of the user could link it into its own session and so possess
+  // everything in it. A possessor's permissions only.
+  if (const KeyResult r =
+          result_of(keyctl(KEYCTL_SETPERM, id(session.value), kKeyringPermissions));
+      !r)
+    return r;
+  if (former > 0) (void)keyctl(KEYCTL_LINK, id(former), id(session.value));
+  const KeyResult ring = result_of(
+      syscall(__NR_add_key, "keyring", "cryptoaccel:shared", nullptr, 0, session.value));
+  if (!ring) return ring;
+  if (const KeyResult r = result_of(keyctl(KEYCTL_SETPERM, id(ring.value), kKeyringPermissions));
+      !r)
+    return r;
+  // The process's other threads have their own session keyrings; they
+  // possess the keys through the process keyring.
+  (void)keyctl(KEYCTL_LINK, id(ring.value), id(process.value));
+  made = ring;
   owner = getpid();
   return made;
 }
@@ -48,8 +94,15 @@ KeyResult process_keyring() noexcept {
 KeyResult add_private_key(std::string_view description, std::span<const std::uint8_t> pkcs8,
                           KeySerial ring) noexcept {
   const std::string name(description);
-  return result_of(
+  const KeyResult added = result_of(
       syscall(__NR_add_key, "asymmetric", name.c_str(), pkcs8.data(), pkcs8.size(), ring));
+  if (!added) return added;
+  if (const KeyResult r = result_of(keyctl(KEYCTL_SETPERM, id(added.value), kKeyPermissions)); !r) {
+    keyctl(KEYCTL_REVOKE, id(added.value));
+    keyctl(KEYCTL_UNLINK, id(added.value), static_cast<unsigned long>(ring));
+    return r;
+  }
+  return added;
 }
 
 KeyResult query_key_bits(KeySerial key, const char* info) noexcept {
@@ -93,9 +146,13 @@ std::string describe(int error) {
       return "keyctl(2) is not there (a kernel without CONFIG_KEYS, or a seccomp filter that "
              "answers ENOSYS)";
     case EPERM:
-    case EACCES:
       return "keyctl(2) is refused (" + std::string(std::strerror(error)) +
              "): a seccomp filter, such as Docker's default profile, or a security module";
+    case EACCES:
+      return "keyctl(2) is refused (" + std::string(std::strerror(error)) +
+             "): the key is not this process's (it does not possess it: a process outside the "
+             "family of the one that loaded it, or a child forked by another of its threads), "
+             "or a seccomp filter or a security module refuses keyctl";
     case EBADMSG:
       return "the kernel could not parse a PKCS#8 private key: the pkcs8_key_parser module is "
              "not loaded (modprobe pkcs8_key_parser)";
@@ -110,7 +167,11 @@ std::string describe(int error) {
   }
 }
 
+KernelKey::KernelKey(KeySerial key, KeySerial ring) noexcept
+    : key_(key), ring_(ring), owner_(getpid()) {}
+
 KernelKey::~KernelKey() {
+  if (getpid() != owner_) return;
   keyctl(KEYCTL_REVOKE, static_cast<unsigned long>(key_));
   keyctl(KEYCTL_UNLINK, static_cast<unsigned long>(key_), static_cast<unsigned long>(ring_));
 }

@@ -22,10 +22,27 @@ struct KeyResult {
 // The keyring this process owns for its keys: a keyring named
 // "cryptoaccel" linked into the process keyring (@p), made on first use.
 // Keys there are possessed by this process (and its threads) only, never by
-// the user's session, and go when the process ends.
+// the user's session, and go when the process ends. A forked child has a
+// process keyring of its own, so these keys are not its: sessions' keys.
 KeyResult process_keyring() noexcept;
 
-// add_key("asymmetric", description, PKCS#8 DER, ring).
+// The keyring for keys the process keeps in the kernel for good
+// (RsaKey::keep_in_kernel_keyring, the provider's store and key_storage =
+// keyring), shared with the children it forks: a keyring named
+// "cryptoaccel:shared" in a new session keyring that the calling thread
+// joins on first use (its former session keyring linked into the new one,
+// so nothing it reached is lost) and linked under process_keyring() for
+// the process's other threads. Children forked by that thread afterwards
+// (pre-forking servers' workers) inherit the session keyring and so
+// possess the keys; a process outside that family, of this user or
+// another, does not, and every permission is a possessor's only (the
+// session keyring's too), so it can neither use, list, link nor revoke
+// them. The keys go when the last process of the family does. Made again
+// in a forked child that keeps keys of its own.
+KeyResult shared_keyring() noexcept;
+
+// add_key("asymmetric", description, PKCS#8 DER, ring), with a possessor's
+// permissions only (view, search: use, setattr: revoke).
 KeyResult add_private_key(std::string_view description, std::span<const std::uint8_t> pkcs8,
                           KeySerial ring) noexcept;
 
@@ -43,10 +60,12 @@ KeyResult pkey(PkeyOperation op, KeySerial key, const char* info, std::span<cons
 std::string describe(int error);
 
 // A key in a keyring of ours: revoked (so that no handle left anywhere can
-// use it) and unlinked when this goes.
+// use it) and unlinked when this goes, by the process that made it only: a
+// forked child's copy going (a worker's exit) leaves the key to the parent
+// and the other children.
 class KernelKey {
  public:
-  KernelKey(KeySerial key, KeySerial ring) noexcept : key_(key), ring_(ring) {}
+  KernelKey(KeySerial key, KeySerial ring) noexcept;
   KernelKey(const KernelKey&) = delete;
   KernelKey& operator=(const KernelKey&) = delete;
   ~KernelKey();
@@ -55,6 +74,7 @@ class KernelKey {
  private:
   KeySerial key_;
   KeySerial ring_;
+  int owner_;  // the pid that made it
 };
 
 }  // namespace cryptoaccel::keyring

@@ -74,7 +74,10 @@ class KeyringDriver final : public Driver {
                                               std::span<const std::uint8_t> key) override {
     if (algorithm.kind != AlgorithmKind::public_key)
       throw Unsupported("keyring: " + std::string(algorithm.name) + " is not RSA");
-    return open_keyring_session(algorithm, key, ring_, reach_);
+    // A forked child has a process keyring of its own, not the probe's.
+    const KeyResult ring = process_keyring();
+    return open_keyring_session(algorithm, key, ring ? static_cast<KeySerial>(ring.value) : ring_,
+                                reach_);
   }
 
  private:

@@ -131,18 +131,18 @@ class KeyringSession final : public DriverSession {
       return ErrorCode::driver_failure;
     }
     if (r.op != Operation::decrypt) return ErrorCode::unsupported;
+    // One private-key operation, whatever the ciphertext: the device's
+    // refusal is the answer. Deciding a refused ciphertext again elsewhere
+    // (a second private-key operation for bad padding only) would make a
+    // bad ciphertext slower than a good one: Bleichenbacher's oracle.
     const KeyResult k = pkey(PkeyOperation::decrypt, key_, kPkcs1, r.in, r.out);
     if (!k) {
       secure_wipe(r.out.data(), r.out.size());
       r.out_length = 0;
-      if (key_withdrawn(k.error)) return ErrorCode::invalid_key;
-      // The device's answer to a bad ciphertext and to its own failure are
-      // one ("Failed to decrypt" from QEMU's backend). Every failure is so
-      // decided again over raw RSA (rsa-generic) with the constant-time
-      // decoding: each bad ciphertext takes this same path. (The failures
-      // once seen in the KAT on valid-looking ciphertexts were of ones this
-      // device had cut itself when it encrypted them: above.)
-      return run_raw(r);
+      // The device gives one answer to a bad ciphertext and to a failure
+      // of its own: both are a failed decryption, never moved to another
+      // driver (which would be the second operation again).
+      return key_withdrawn(k.error) ? ErrorCode::invalid_key : ErrorCode::decryption_failed;
     }
     r.out_length = static_cast<std::size_t>(k.value);
     return ErrorCode::ok;
