@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "openssl_errors.hpp"
+#include "provider_stats.hpp"
 
 namespace {
 
 using Bytes = std::vector<unsigned char>;
 using cryptoaccel::test::openssl_errors;
+using cryptoaccel::test::provider_stats;
 
 Bytes random_bytes(std::size_t n) {
   Bytes b(n);
@@ -103,15 +105,7 @@ class AsyncGather : public testing::Test {
   }
 
   // The provider's usage text (its `stats` parameter).
-  std::string stats() {
-    OSSL_PROVIDER* p = OSSL_PROVIDER_load(ours_, "cryptoaccel");
-    char* text = nullptr;
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("stats", &text, 0), OSSL_PARAM_END};
-    std::string out;
-    if (p != nullptr && OSSL_PROVIDER_get_params(p, params) == 1 && text != nullptr) out = text;
-    if (p != nullptr) OSSL_PROVIDER_unload(p);
-    return out;
-  }
+  std::string stats() { return provider_stats(ours_); }
 
   std::string config_;
   OSSL_LIB_CTX* ours_ = nullptr;
