@@ -18,12 +18,14 @@
 #include <string>
 
 #include "openssl_errors.hpp"
+#include "provider_sha256.hpp"
 #include "provider_stats.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cryptoaccel::test::openssl_errors;
+using cryptoaccel::test::provider_sha256_right;
 using cryptoaccel::test::provider_stats;
 
 // The path of the libcrypto this program runs on.
@@ -63,20 +65,6 @@ struct SecondLibcrypto {
   }
   bool complete() const { return handle != nullptr && cleanup != nullptr && digest != nullptr; }
 };
-
-// SHA-256 of "abc" through the provider `lib` has loaded in `ctx`; true when
-// right (FIPS 180-2, appendix B.1).
-template <typename Fetch, typename Digest, typename Free>
-bool sha256_right(OSSL_LIB_CTX* ctx, Fetch fetch, Digest digest, Free free_md) {
-  EVP_MD* md = fetch(ctx, "SHA256", "provider=cryptoaccel");
-  if (md == nullptr) return false;
-  std::array<unsigned char, 32> out{};
-  unsigned int length = 0;
-  const bool ok = digest("abc", 3, out.data(), &length, md, nullptr) == 1 && length == 32 &&
-                  out[0] == 0xba && out[31] == 0xad;
-  free_md(md);
-  return ok;
-}
 
 // AES-128-GCM through the provider: an encryption with no IV, for which
 // the provider draws one from libcrypto's RAND, that decrypts.
@@ -144,7 +132,7 @@ TEST_F(TwoLibcryptos, TheSecondIsRefusedWithTheReasonAndTheFirstServesOn) {
 
   // The first's calls still go to the first.
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(gcm_round_trip(first)) << openssl_errors();
-  EXPECT_TRUE(sha256_right(first, &EVP_MD_fetch, &EVP_Digest, &EVP_MD_free)) << openssl_errors();
+  EXPECT_TRUE(provider_sha256_right(first)) << openssl_errors();
   EXPECT_NE(provider_stats(ours).find("aes-128-gcm"), std::string::npos) << provider_stats(ours);
   OSSL_PROVIDER_unload(ours);
   OSSL_LIB_CTX_free(first);
@@ -162,8 +150,8 @@ TEST_F(TwoLibcryptos, ACopyOfTheModuleUnderAnotherNameServesTheSecond) {
   OSSL_LIB_CTX* other = second.lib_ctx_new();
   OSSL_PROVIDER* theirs = second.provider_load(other, copy.c_str());
   ASSERT_NE(theirs, nullptr);
-  EXPECT_TRUE(sha256_right(other, second.md_fetch, second.digest, second.md_free));
-  EXPECT_TRUE(sha256_right(first, &EVP_MD_fetch, &EVP_Digest, &EVP_MD_free)) << openssl_errors();
+  EXPECT_TRUE(provider_sha256_right(other, 1, second.md_fetch, second.digest, second.md_free));
+  EXPECT_TRUE(provider_sha256_right(first)) << openssl_errors();
   EXPECT_TRUE(gcm_round_trip(first)) << openssl_errors();
   second.provider_unload(theirs);
   second.lib_ctx_free(other);
@@ -181,7 +169,7 @@ TEST(ProviderReload, EachLoadServes) {
       OSSL_PROVIDER* ours = OSSL_PROVIDER_load(ctx, CRYPTOACCEL_PROVIDER_MODULE);
       ASSERT_NE(ours, nullptr) << openssl_errors();
       EXPECT_TRUE(gcm_round_trip(ctx)) << openssl_errors();
-      EXPECT_TRUE(sha256_right(ctx, &EVP_MD_fetch, &EVP_Digest, &EVP_MD_free)) << openssl_errors();
+      EXPECT_TRUE(provider_sha256_right(ctx)) << openssl_errors();
       OSSL_PROVIDER_unload(ours);
     }
     OSSL_LIB_CTX_free(ctx);
