@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "openssl_errors.hpp"
+#include "provider_config.hpp"
 #include "provider_stats.hpp"
 
 namespace {
@@ -26,6 +26,7 @@ namespace {
 using Bytes = std::vector<unsigned char>;
 using cryptoaccel::test::openssl_errors;
 using cryptoaccel::test::provider_stats;
+using cryptoaccel::test::write_provider_config;
 
 Bytes random_bytes(std::size_t n) {
   Bytes b(n);
@@ -82,13 +83,7 @@ int job_main(void* arg) {
 class AsyncGather : public testing::Test {
  protected:
   void SetUp() override {
-    config_ = testing::TempDir() + "gather-" + std::to_string(getpid()) + ".cnf";
-    std::ofstream(config_) << "openssl_conf = openssl_init\n[openssl_init]\n"
-                              "providers = provider_sect\n[provider_sect]\n"
-                              "cryptoaccel = cryptoaccel_sect\ndefault = default_sect\n"
-                              "[cryptoaccel_sect]\nmodule = " CRYPTOACCEL_PROVIDER_DIR
-                              "/cryptoaccel.so\nactivate = 1\ngather = yes\n"
-                              "[default_sect]\nactivate = 1\n";
+    config_ = write_provider_config("gather", "gather = yes\n");
     ours_ = OSSL_LIB_CTX_new();
     ASSERT_EQ(OSSL_LIB_CTX_load_config(ours_, config_.c_str()), 1) << openssl_errors();
     cipher_ = EVP_CIPHER_fetch(ours_, "AES-128-CBC", "provider=cryptoaccel");

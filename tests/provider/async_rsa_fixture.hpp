@@ -19,13 +19,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "openssl_errors.hpp"
+#include "provider_config.hpp"
 #include "provider_stats.hpp"
 
 namespace cryptoaccel::test {
@@ -101,13 +101,7 @@ inline JobRun run_jobs(std::vector<std::function<bool()>>& work) {
 class AsyncRsa : public testing::Test {
  protected:
   void load(const std::string& settings, std::size_t bits = 2048) {
-    config_ = testing::TempDir() + "async-rsa-" + std::to_string(getpid()) + ".cnf";
-    std::ofstream(config_) << "openssl_conf = openssl_init\n[openssl_init]\n"
-                              "providers = provider_sect\n[provider_sect]\n"
-                              "cryptoaccel = cryptoaccel_sect\ndefault = default_sect\n"
-                              "[cryptoaccel_sect]\nmodule = " CRYPTOACCEL_PROVIDER_DIR
-                              "/cryptoaccel.so\nactivate = 1\n"
-                           << settings << "[default_sect]\nactivate = 1\n";
+    config_ = write_provider_config("async-rsa", settings);
     ours_ = OSSL_LIB_CTX_new();
     ASSERT_EQ(OSSL_LIB_CTX_load_config(ours_, config_.c_str()), 1) << openssl_errors();
     key_ = EVP_PKEY_Q_keygen(ours_, "provider=cryptoaccel", "RSA", bits);

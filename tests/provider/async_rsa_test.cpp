@@ -7,6 +7,7 @@
 // failure on a worker must reach the job's caller as an OpenSSL error.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
