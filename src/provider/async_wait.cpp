@@ -32,8 +32,12 @@ WaitFd::~WaitFd() {
 }
 
 void WaitFd::signal() const noexcept {
+  signal_wait_fd(fd_);
+}
+
+void signal_wait_fd(int fd) noexcept {
   const std::uint64_t one = 1;
-  if (write(fd_, &one, sizeof one) < 0) {
+  if (write(fd, &one, sizeof one) < 0) {
     // A full counter is still readable; nothing else can fail here.
   }
 }

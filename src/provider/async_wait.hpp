@@ -37,8 +37,10 @@ class WaitFd {
   const int fd_;
 };
 
-// WaitFd::drain for a job that holds the number but no share: valid while
-// the job runs, its wait context holding a share.
+// WaitFd::signal and drain for a job that holds the number but no share
+// (an abandoned job's share would keep the descriptor open for ever): valid
+// while the job runs, its wait context holding a share.
+void signal_wait_fd(int fd) noexcept;
 unsigned long long drain_wait_fd(int fd) noexcept;
 
 // `job`'s descriptor, made and registered in its wait context on first use;

@@ -247,9 +247,14 @@ TEST_F(HostileAsync, AGatheringJobAbandonedWhileQueuedLeavesNothingFreedToTheBur
   Job* abandoned = make();
   if (abandoned->resume() != ASYNC_PAUSE) GTEST_SKIP() << "no gathering driver (mb) here";
   Job* next = make();  // its page made first: it must not take the abandoned one's
+  OSSL_ASYNC_FD fd = -1;
+  size_t count = 1;
+  ASSERT_EQ(ASYNC_WAIT_CTX_get_all_fds(abandoned->wait, &fd, &count), 1);
   munmap(abandoned->page, 2 * kPage);
   EVP_CIPHER_CTX_free(abandoned->ctx);
   ASYNC_WAIT_CTX_free(abandoned->wait);
+  // No worker holds the waiting job's descriptor, and the job none either.
+  EXPECT_EQ(fcntl(fd, F_GETFD), -1) << "the abandoned job's wait fd stays open";
   int status = next->resume();
   for (int i = 0; i < 200 && status == ASYNC_PAUSE; ++i) status = next->resume();
   ASSERT_EQ(status, ASYNC_FINISH);
