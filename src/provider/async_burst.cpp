@@ -9,7 +9,13 @@ namespace cryptoaccel::provider {
 bool run_in_burst(Session& session, Request& request) {
   ASYNC_JOB* job = ASYNC_get_current_job();
   if (job == nullptr) return false;
-  const int fd = job_wait_fd(job);
+  // The job keeps the number, not a share (one left on an abandoned job's
+  // stack would keep the descriptor open for ever): the wait context holds
+  // one whenever the job runs.
+  const int fd = [job] {
+    const std::shared_ptr<WaitFd> wait = job_wait_fd(job);
+    return wait != nullptr ? wait->fd() : -1;
+  }();
   if (fd < 0) return false;
   AsyncTicket ticket;
   if (!session.start({&request, 1}, ticket)) return false;

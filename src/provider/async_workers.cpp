@@ -1,31 +1,120 @@
 #include "async_workers.hpp"
 
 #include <openssl/async.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <system_error>
 
 #include "async_wait.hpp"
+#include "cryptoaccel/error.hpp"
 
 namespace cryptoaccel::provider {
 
-// Lives on the paused job's own stack until `done`: the worker must not
-// touch it after setting that.
+// Shared by the paused job and the worker: whichever lets go last frees it,
+// so an abandoned job leaves the worker nothing freed to write to.
 struct AsyncWorkers::Task {
-  const std::function<void()>* work;
-  int wait_fd;
+  Task(const std::function<void()>& w, std::shared_ptr<WaitFd> fd) : work(w), wait(std::move(fd)) {}
+  std::function<void()> work;
+  // The worker's share of the job's wait fd, taken by the worker that runs
+  // the task and let go once it has signalled.
+  std::shared_ptr<WaitFd> wait;
   std::exception_ptr failure;
   std::atomic<bool> done{false};
+
+  void finish() noexcept {
+    const std::shared_ptr<WaitFd> fd = std::move(wait);
+    // The fd first: a job that drains a signal waits for `done` to follow.
+    if (fd) fd->signal();
+    done.store(true, std::memory_order_release);
+  }
 };
 
+// Every live instance, for the fork handlers: registered once per process,
+// they take every instance's lock across fork() so that the child's copy of
+// each is in a consistent state.
+struct AsyncWorkersFork {
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::vector<AsyncWorkers*>& instances() {
+    static std::vector<AsyncWorkers*> all;
+    return all;
+  }
+  static void add(AsyncWorkers* w) {
+    static std::once_flag registered;
+    std::call_once(registered, [] { pthread_atfork(&prepare, &parent, &child); });
+    std::lock_guard lock(mutex());
+    instances().push_back(w);
+  }
+  static void remove(AsyncWorkers* w) {
+    std::lock_guard lock(mutex());
+    std::erase(instances(), w);
+  }
+  static void prepare() {
+    mutex().lock();
+    for (AsyncWorkers* w : instances()) w->lock_for_fork();
+  }
+  static void parent() {
+    for (AsyncWorkers* w : instances()) w->unlock_in_parent();
+    mutex().unlock();
+  }
+  static void child() {
+    for (AsyncWorkers* w : instances()) w->reset_in_child();
+    mutex().unlock();
+  }
+};
+
+AsyncWorkers::AsyncWorkers(unsigned count) : count_(count) {
+  AsyncWorkersFork::add(this);
+}
+
 AsyncWorkers::~AsyncWorkers() {
+  AsyncWorkersFork::remove(this);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  for (std::thread& t : threads_) t.join();
+  for (const auto& t : threads_) t->join();
+}
+
+void AsyncWorkers::lock_for_fork() {
+  // No operation may be running at the fork: the child would inherit the
+  // locks it holds (OpenSSL's, the driver's) held by a thread it does not
+  // have. Those queued wait; the ones running end within one operation.
+  std::unique_lock lock(mutex_);
+  forking_ = true;
+  idle_.wait(lock, [this] { return running_.empty(); });
+  lock.release();
+}
+
+void AsyncWorkers::unlock_in_parent() {
+  forking_ = false;
+  mutex_.unlock();
+  wake_.notify_all();
+}
+
+void AsyncWorkers::reset_in_child() {
+  // The threads, and the operations queued for them, stayed in the parent
+  // (none was running: lock_for_fork). Their std::thread objects are let go
+  // without a call: the child's thread library has already reclaimed those
+  // threads.
+  for (auto& t : threads_) [[maybe_unused]] std::thread* gone = t.release();
+  threads_.clear();
+  started_ = false;
+  const auto fail = [](const std::shared_ptr<Task>& task) {
+    task->failure = std::make_exception_ptr(DriverFailure(
+        "the process forked while this private-key operation was on a worker thread of the "
+        "parent; the child has no such thread"));
+    task->finish();
+  };
+  for (const auto& task : queue_) fail(task);
+  queue_.clear();
+  forking_ = false;
+  mutex_.unlock();
 }
 
 bool AsyncWorkers::start_threads() {
@@ -33,7 +122,8 @@ bool AsyncWorkers::start_threads() {
   if (started_) return !threads_.empty();
   started_ = true;
   try {
-    for (unsigned i = 0; i < count_; ++i) threads_.emplace_back([this] { serve(); });
+    for (unsigned i = 0; i < count_; ++i)
+      threads_.push_back(std::make_unique<std::thread>([this] { serve(); }));
   } catch (const std::system_error&) {
     // Fewer threads than asked still serve; none means running in the job.
   }
@@ -43,38 +133,41 @@ bool AsyncWorkers::start_threads() {
 void AsyncWorkers::serve() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    wake_.wait(lock, [this] { return stopping_ || (!queue_.empty() && !forking_); });
     if (queue_.empty()) return;  // stopping, nothing left
-    Task* task = queue_.front();
+    std::shared_ptr<Task> task = std::move(queue_.front());
     queue_.pop_front();
+    running_.push_back(task);
     lock.unlock();
     try {
-      (*task->work)();
+      task->work();
     } catch (...) {
       task->failure = std::current_exception();
     }
-    // The fd first: once `done` is seen the job may finish and its wait
-    // context close the descriptor.
-    signal_wait_fd(task->wait_fd);
-    task->done.store(true, std::memory_order_release);
     lock.lock();
-    --in_flight_;
+    std::erase(running_, task);
+    task->finish();
     ++counts_.completed;
+    if (running_.empty()) idle_.notify_all();
   }
 }
 
 bool AsyncWorkers::run_paused(const std::function<void()>& work) {
   ASYNC_JOB* job = ASYNC_get_current_job();
   if (job == nullptr) return false;
-  const int fd = job_wait_fd(job);
-  if (fd < 0) return false;
-  Task task{&work, fd, nullptr};
-  drain_wait_fd(fd);  // a signal left from before is none of this task's
+  std::shared_ptr<WaitFd> wait = job_wait_fd(job);
+  if (wait == nullptr) return false;
+  // Used only while this job runs, when its wait context (and the wait
+  // context's share of the fd) is there; the job itself keeps no share.
+  const int fd = wait->fd();
+  wait->drain();  // a signal left from before is none of this task's
+  auto task = std::make_shared<Task>(work, std::move(wait));
   {
     std::lock_guard lock(mutex_);
     if (stopping_ || !start_threads()) return false;
-    queue_.push_back(&task);
-    counts_.peak_in_flight = std::max(counts_.peak_in_flight, ++in_flight_);
+    queue_.push_back(task);
+    counts_.peak_in_flight =
+        std::max(counts_.peak_in_flight, static_cast<unsigned>(queue_.size() + running_.size()));
   }
   wake_.notify_one();
   // An application may resume a job before its fd is readable (s_server
@@ -82,13 +175,13 @@ bool AsyncWorkers::run_paused(const std::function<void()>& work) {
   // The worker signals just before it sets `done`, so a signal drained here
   // means `done` follows within instructions: wait for it rather than pause
   // with nothing left to wake the job.
-  const auto finished = [&task] { return task.done.load(std::memory_order_acquire); };
+  const auto finished = [&task] { return task->done.load(std::memory_order_acquire); };
   while (!finished()) {
     const bool paused = ASYNC_pause_job() == 1;
     if (drain_wait_fd(fd) > 0 || !paused)
       while (!finished()) std::this_thread::yield();
   }
-  if (task.failure) std::rethrow_exception(task.failure);
+  if (task->failure) std::rethrow_exception(task->failure);
   return true;
 }
 

@@ -6,12 +6,25 @@
 // many operations in flight as there are workers: on a device behind the
 // kernel's keyring each worker waits in its own system call while the
 // device works (the QAT provider's way to its gains).
+//
+// An application may abandon a paused job and free what it lent it (SSL_free
+// of a paused handshake frees the buffers and the wait context): the work a
+// worker runs owns everything it touches, its own copy of the input, room
+// for the output and a share of the wait fd (async_wait.hpp); the job copies
+// the result out once it is resumed.
+//
+// A fork child has none of the parent's threads: it starts its own on first
+// use. fork() waits for the operations running on the workers to end, so
+// that the child inherits no lock held by a thread it does not have; an
+// operation still queued at the fork runs in the parent and fails in the
+// child (with the reason) instead of leaving its job paused for ever.
 #pragma once
 
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,17 +34,18 @@ namespace cryptoaccel::provider {
 class AsyncWorkers {
  public:
   // `count` threads, started on first use.
-  explicit AsyncWorkers(unsigned count) : count_(count) {}
-  // Waits for the operations queued (their jobs are paused on them) and
-  // stops the threads.
+  explicit AsyncWorkers(unsigned count);
+  // Waits for the operations queued and stops the threads.
   ~AsyncWorkers();
   AsyncWorkers(const AsyncWorkers&) = delete;
   AsyncWorkers& operator=(const AsyncWorkers&) = delete;
 
-  // Inside an ASYNC job that has a wait fd: runs `work` on a worker with
-  // the job paused, and returns true once it has run, having rethrown what
-  // it threw. False, having run nothing, outside a job (or when no worker
-  // thread could be started): the caller runs the work itself.
+  // Inside an ASYNC job that has a wait fd: runs a copy of `work` on a worker
+  // with the job paused, and returns true once it has run, having rethrown
+  // what it threw. `work` must own what it reads and writes: if the job is
+  // abandoned the copy runs to its end after the caller's memory is gone.
+  // False, having run nothing, outside a job (or when no worker thread could
+  // be started): the caller runs the work itself.
   bool run_paused(const std::function<void()>& work);
 
   // For the stats: operations that ran on a worker, and the most that were
@@ -46,15 +60,24 @@ class AsyncWorkers {
   struct Task;
   bool start_threads();
   void serve();
+  // pthread_atfork's three handlers, over every instance (async_workers_fork.cpp).
+  friend struct AsyncWorkersFork;
+  void lock_for_fork();
+  void unlock_in_parent();
+  void reset_in_child();
 
   const unsigned count_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Task*> queue_;
-  std::vector<std::thread> threads_;
+  std::condition_variable idle_;  // running_ became empty
+  std::deque<std::shared_ptr<Task>> queue_;
+  std::vector<std::shared_ptr<Task>> running_;
+  // Pointers so that a fork child can let go of the parent's threads
+  // without a call on them (they do not exist there).
+  std::vector<std::unique_ptr<std::thread>> threads_;
   bool started_ = false;
   bool stopping_ = false;
-  unsigned in_flight_ = 0;
+  bool forking_ = false;  // no operation starts while a fork waits
   Counts counts_;
 };
 

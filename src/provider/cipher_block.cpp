@@ -15,6 +15,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "async_burst.hpp"
 #include "block_cipher_ctx.hpp"
@@ -323,13 +324,20 @@ bool BlockCipherCtx::run_in_burst(const std::uint8_t* in, std::uint8_t* out, std
   const std::size_t bs = alg_.block_size;
   std::array<std::uint8_t, kMaxBlock> next;
   if (!encrypt_) std::copy(in + n - bs, in + n, next.begin());  // in and out may be one buffer
+  // The queued request owns its bytes and its IV, copied to `out` once the
+  // job is back: another job's burst may run it after the application has
+  // abandoned this one and freed `in`, `out` and this context. The copies
+  // live as long as the job's stack does (for ever, if it is abandoned).
+  std::vector<std::uint8_t> bytes(in, in + n);
+  const auto iv = chain_;
   Request r{.op = encrypt_ ? Operation::encrypt : Operation::decrypt,
-            .iv = {chain_.data(), bs},
-            .in = {in, n},
-            .out = {out, n}};
+            .iv = {iv.data(), bs},
+            .in = bytes,
+            .out = bytes};
   if (!provider::run_in_burst(*session_, r)) return false;
   if (r.status != ErrorCode::ok)
     throw_error(r.status, std::string(alg_.name) + ": " + std::string(to_string(r.status)));
+  std::copy(bytes.begin(), bytes.end(), out);
   if (encrypt_)
     std::copy(out + n - bs, out + n, chain_.begin());
   else

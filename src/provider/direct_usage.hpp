@@ -25,9 +25,10 @@ struct DirectBatch {
   std::uint64_t bytes;
   void commit() noexcept;
 };
-// initial-exec: one instruction to reach it, not a call to __tls_get_addr
-// per request (32 bytes of the static TLS surplus glibc keeps for dlopen).
-[[gnu::tls_model("initial-exec")]] extern thread_local DirectBatch direct_batch;
+// General-dynamic, as every thread-local variable of a dlopen()ed module
+// must be; through a TLS descriptor (src/CMakeLists.txt), reaching it costs
+// one call that returns a constant, not __tls_get_addr.
+extern thread_local DirectBatch direct_batch;
 inline constexpr std::uint64_t kBatchRequests = 256;
 }  // namespace detail
 

@@ -1,10 +1,18 @@
 // Fills the slots the jump stubs (libcrypto_stubs_x86_64.S) go through.
 //
-// Twice: when the module is loaded (a constructor, before the module's other
+// When the module is loaded (a constructor, before the module's other
 // static initialisers), from the one libcrypto in the process, so that
 // nothing can call through an empty slot; and in OSSL_provider_init, from the
-// libcrypto whose core functions it was handed, which is the right one even
-// in a process that holds two.
+// libcrypto whose core functions it was handed.
+//
+// One loaded module has one table of slots, and the module keeps what it
+// got from its libcrypto (the default provider's dispatch tables, its
+// library contexts) for as long as it is loaded. So it serves one libcrypto:
+// the first whose OSSL_provider_init succeeds. Another libcrypto in the same
+// process (OpenSSL 4's beside 3's in a plugin host) is refused with the
+// reason; rebinding the slots to it would send the first one's calls into
+// the second. A second copy of the module under another file name is a
+// module of its own, with its own slots, and serves the second libcrypto.
 #include "libcrypto_binding.hpp"
 
 #ifdef CRYPTOACCEL_PROVIDER_BINDS_LIBCRYPTO
@@ -17,6 +25,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +71,19 @@ std::string& bound_path() {
   return path;
 }
 
+// The libcrypto an OSSL_provider_init succeeded for (empty: none yet): the
+// only one this loaded module serves.
+std::string& served_path() {
+  static std::string path;
+  return path;
+}
+
+// Two libcryptos may initialise the module from two threads at once.
+std::mutex& binding_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 // Looks up every function in the libcrypto at `path` (already loaded) and,
 // only if all are there, fills the slots with them.
 std::string bind_to(const char* path) {
@@ -77,7 +99,8 @@ std::string bind_to(const char* path) {
   for (std::size_t i = 0; i < kFunctionNames.size(); ++i) {
     found[i] = reinterpret_cast<Function>(::dlsym(handle, kFunctionNames[i]));
     if (found[i] != nullptr) continue;
-    if (++missing_count <= 5) missing += std::string(missing.empty() ? "" : ", ") + kFunctionNames[i];
+    if (++missing_count <= 5)
+      missing += std::string(missing.empty() ? "" : ", ") + kFunctionNames[i];
   }
   // The functions stay where they are while the module is loaded: libcrypto
   // unloads its providers before it goes.
@@ -123,15 +146,24 @@ std::vector<std::string> loaded_libcryptos() {
 std::string bind_libcrypto_of_core(const OSSL_DISPATCH* in) {
   if (in == nullptr || in->function == nullptr) return "OpenSSL's core handed no functions";
   Dl_info info{};
-  if (::dladdr(reinterpret_cast<const void*>(in->function), &info) == 0 || info.dli_fname == nullptr)
+  if (::dladdr(reinterpret_cast<const void*>(in->function), &info) == 0 ||
+      info.dli_fname == nullptr)
     return "cannot tell which library holds OpenSSL's core functions";
-  if (bound_path() == info.dli_fname) return {};
-  // The core is in a program linked statically with libcrypto: its functions
-  // are not to be had by name.
-  if (!is_libcrypto(info.dli_fname))
-    return std::string("OpenSSL's core is in ") + info.dli_fname +
-           ", not in a shared libcrypto: the provider needs libcrypto.so";
-  return bind_to(info.dli_fname);
+  const std::lock_guard lock(binding_mutex());
+  if (!served_path().empty() && served_path() != info.dli_fname)
+    return std::string("this copy of the module already serves the libcrypto at ") + served_path() +
+           ", and one loaded module serves one libcrypto; for the one at " + info.dli_fname +
+           ", load a copy of cryptoaccel.so under another file name";
+  if (bound_path() != info.dli_fname) {
+    // The core is in a program linked statically with libcrypto: its
+    // functions are not to be had by name.
+    if (!is_libcrypto(info.dli_fname))
+      return std::string("OpenSSL's core is in ") + info.dli_fname +
+             ", not in a shared libcrypto: the provider needs libcrypto.so";
+    if (std::string problem = bind_to(info.dli_fname); !problem.empty()) return problem;
+  }
+  served_path() = info.dli_fname;
+  return {};
 }
 
 }  // namespace cryptoaccel::provider
@@ -139,7 +171,9 @@ std::string bind_libcrypto_of_core(const OSSL_DISPATCH* in) {
 #else  // the module is linked to libcrypto
 
 namespace cryptoaccel::provider {
-std::string bind_libcrypto_of_core(const OSSL_DISPATCH*) { return {}; }
+std::string bind_libcrypto_of_core(const OSSL_DISPATCH*) {
+  return {};
+}
 }  // namespace cryptoaccel::provider
 
 #endif

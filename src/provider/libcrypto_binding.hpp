@@ -16,8 +16,9 @@ namespace cryptoaccel::provider {
 // Binds every slot to the libcrypto that holds the core functions in `in`
 // (the one that is loading the module), if they are not bound to it already.
 // All or nothing: returns an empty string, or what is wrong (that libcrypto
-// lacks a function the module calls, it cannot be found) and leaves the
-// slots as they were. A no-op where the module is linked to libcrypto.
+// lacks a function the module calls, it cannot be found, the module already
+// serves another libcrypto in this process) and leaves the slots as they
+// were. A no-op where the module is linked to libcrypto.
 std::string bind_libcrypto_of_core(const OSSL_DISPATCH* in);
 
 }  // namespace cryptoaccel::provider

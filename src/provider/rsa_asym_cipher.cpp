@@ -170,9 +170,11 @@ int decrypt(void* c, unsigned char* out, size_t* outlen, size_t outsize, const u
                         outsize);
       return 0;
     }
-    run_private_key_operation(*x.pc, [&] {
-      *outlen = session->decrypt(*parameters, Bytes(in, inlen), MutableBytes(out, outsize));
-    });
+    *outlen = run_private_key_operation(
+        *x.pc, *session, *parameters, Bytes(in, inlen), MutableBytes(out, session->size()),
+        [](RsaSession& s, const RsaParameters& p, Bytes input, MutableBytes output) {
+          return s.decrypt(p, input, output);
+        });
     return 1;
   });
 }

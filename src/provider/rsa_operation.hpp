@@ -7,7 +7,6 @@
 #include <openssl/params.h>
 
 #include <cstring>
-#include <functional>
 #include <vector>
 
 #include "rsa_provider.hpp"
@@ -49,12 +48,20 @@ struct RsaOperation {
   }
 };
 
-// A private-key operation of the library's: inside an OpenSSL ASYNC job
-// (and with `async = yes`), on one of the provider's workers with the job
-// paused; otherwise here.
-inline void run_private_key_operation(ProviderContext& pc, const std::function<void()>& work) {
-  if (!pc.config().async || !pc.async_workers().run_paused(work)) work();
-}
+// A private-key operation of the library's: `op` runs `session` over `in`
+// into `out` and returns the length it wrote. Inside an OpenSSL ASYNC job
+// (and with `async = yes`) it runs on one of the provider's workers with the
+// job paused, on its own copies of `in` and of the parameters' label and
+// into its own (wiped) room, the result copied to `out` once the job is
+// resumed: an application that abandons the job and frees its buffers and
+// its context meanwhile leaves the worker nothing freed to touch. The
+// session is the job's lease, returned only when the job finishes, after
+// the worker. Otherwise `op` runs here, on the caller's buffers.
+using PrivateKeyOp = std::size_t (*)(RsaSession& session, const RsaParameters& parameters, Bytes in,
+                                     MutableBytes out);
+std::size_t run_private_key_operation(ProviderContext& pc, RsaSession& session,
+                                      const RsaParameters& parameters, Bytes in, MutableBytes out,
+                                      PrivateKeyOp op);
 
 inline void* inner_key(void* provkey) noexcept {
   return provkey != nullptr ? static_cast<RsaKeyObject*>(provkey)->inner : nullptr;

@@ -83,6 +83,7 @@ struct RsaKeyObject {
     ~Lease();
     explicit operator bool() const noexcept { return session_ != nullptr; }
     RsaSession* operator->() const noexcept { return session_.get(); }
+    RsaSession& operator*() const noexcept { return *session_; }
 
    private:
     RsaKeyObject* key_;

@@ -194,10 +194,12 @@ int sign(void* c, unsigned char* sig, size_t* siglen, size_t sigsize, const unsi
                         session->size(), sigsize);
       return 0;
     }
-    run_private_key_operation(*x.pc, [&] {
-      session->sign(*parameters, Bytes(tbs, tbslen), MutableBytes(sig, session->size()));
-    });
-    *siglen = session->size();
+    *siglen = run_private_key_operation(
+        *x.pc, *session, *parameters, Bytes(tbs, tbslen), MutableBytes(sig, session->size()),
+        [](RsaSession& s, const RsaParameters& p, Bytes input, MutableBytes output) {
+          s.sign(p, input, output);
+          return output.size();
+        });
     return 1;
   });
 }

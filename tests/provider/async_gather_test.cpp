@@ -14,16 +14,19 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "openssl_errors.hpp"
+#include "provider_config.hpp"
+#include "provider_stats.hpp"
 
 namespace {
 
 using Bytes = std::vector<unsigned char>;
 using cryptoaccel::test::openssl_errors;
+using cryptoaccel::test::provider_stats;
+using cryptoaccel::test::write_provider_config;
 
 Bytes random_bytes(std::size_t n) {
   Bytes b(n);
@@ -80,13 +83,7 @@ int job_main(void* arg) {
 class AsyncGather : public testing::Test {
  protected:
   void SetUp() override {
-    config_ = testing::TempDir() + "gather-" + std::to_string(getpid()) + ".cnf";
-    std::ofstream(config_) << "openssl_conf = openssl_init\n[openssl_init]\n"
-                              "providers = provider_sect\n[provider_sect]\n"
-                              "cryptoaccel = cryptoaccel_sect\ndefault = default_sect\n"
-                              "[cryptoaccel_sect]\nmodule = " CRYPTOACCEL_PROVIDER_DIR
-                              "/cryptoaccel.so\nactivate = 1\ngather = yes\n"
-                              "[default_sect]\nactivate = 1\n";
+    config_ = write_provider_config("gather", "gather = yes\n");
     ours_ = OSSL_LIB_CTX_new();
     ASSERT_EQ(OSSL_LIB_CTX_load_config(ours_, config_.c_str()), 1) << openssl_errors();
     cipher_ = EVP_CIPHER_fetch(ours_, "AES-128-CBC", "provider=cryptoaccel");
@@ -103,15 +100,7 @@ class AsyncGather : public testing::Test {
   }
 
   // The provider's usage text (its `stats` parameter).
-  std::string stats() {
-    OSSL_PROVIDER* p = OSSL_PROVIDER_load(ours_, "cryptoaccel");
-    char* text = nullptr;
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("stats", &text, 0), OSSL_PARAM_END};
-    std::string out;
-    if (p != nullptr && OSSL_PROVIDER_get_params(p, params) == 1 && text != nullptr) out = text;
-    if (p != nullptr) OSSL_PROVIDER_unload(p);
-    return out;
-  }
+  std::string stats() { return provider_stats(ours_); }
 
   std::string config_;
   OSSL_LIB_CTX* ours_ = nullptr;

@@ -18,10 +18,12 @@
 #include <string>
 
 #include "openssl_errors.hpp"
+#include "provider_sha256.hpp"
 
 namespace {
 
 using cryptoaccel::test::openssl_errors;
+using cryptoaccel::test::provider_sha256_right;
 
 extern "C" int not_a_core_function() { return 0; }
 
@@ -100,18 +102,7 @@ TEST_F(LibcryptoBinding, OpenSslsOwnLoadBindsToItsLibcryptoAndServes) {
   ASSERT_NE(ctx, nullptr);
   OSSL_PROVIDER* provider = OSSL_PROVIDER_load(ctx, CRYPTOACCEL_PROVIDER_MODULE);
   ASSERT_NE(provider, nullptr) << openssl_errors();
-  EVP_MD* sha256 = EVP_MD_fetch(ctx, "SHA256", "provider=cryptoaccel");
-  ASSERT_NE(sha256, nullptr) << openssl_errors();
-  std::array<unsigned char, 32> digest{};
-  unsigned int length = 0;
-  ASSERT_EQ(EVP_Digest("abc", 3, digest.data(), &length, sha256, nullptr), 1) << openssl_errors();
-  // FIPS 180-2, appendix B.1.
-  const std::array<unsigned char, 32> expected = {
-      0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
-      0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
-  EXPECT_EQ(length, 32U);
-  EXPECT_EQ(digest, expected);
-  EVP_MD_free(sha256);
+  EXPECT_TRUE(provider_sha256_right(ctx)) << openssl_errors();
   OSSL_PROVIDER_unload(provider);
   OSSL_LIB_CTX_free(ctx);
 }

@@ -94,6 +94,29 @@ void Gatherer::flush() {
   while (!queue_.empty()) run_queued(lock);
 }
 
+void Gatherer::withdraw(const KeySchedule* keys) noexcept {
+  std::unique_lock lock(mutex_);
+  std::size_t started = 0;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Entry& e = it->entry;
+    if (e.keys != keys) {
+      ++it;
+      continue;
+    }
+    e.request->status = ErrorCode::driver_failure;
+    if (e.started != nullptr) {
+      ++started;
+      // on_done is not called: its owner is ending the session it started on.
+      e.started->unfinished.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    if (e.ticket != nullptr) --e.ticket->unfinished;
+    it = queue_.erase(it);
+  }
+  if (started != 0) started_.fetch_sub(started);
+  changed_.notify_all();
+  changed_.wait(lock, [this] { return queue_runners_ == 0; });
+}
+
 void Gatherer::enqueue(std::span<Entry> entries) {
   const auto now = Clock::now();
   for (const Entry& e : entries) queue_.push_back({e, now});

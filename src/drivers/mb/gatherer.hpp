@@ -56,6 +56,12 @@ class Gatherer {
   void start(std::span<Entry> entries);
   // Runs everything queued now, on this thread.
   void flush();
+  // For a session that ends (its key schedule goes with it): takes its
+  // entries out of the queue, their requests failed (driver_failure) and
+  // their tickets counted down, and waits for the bursts running now, which
+  // may hold some. A request of an OpenSSL job that the application
+  // abandoned, freeing the context, so never runs with freed keys.
+  void withdraw(const KeySchedule* keys) noexcept;
 
   // Bursts run and the requests in them, sessions' published counts included.
   BurstCount counts() const noexcept;

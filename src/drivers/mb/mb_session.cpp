@@ -14,7 +14,13 @@ class MbSession final : public DriverSession {
       : route_(route), gatherers_(gatherers), keys_(std::make_unique<KeySchedule>()) {
     expand_key(route, key, *keys_, thread_manager());
   }
-  ~MbSession() override { gatherers_.encrypt->publish(counted_); }
+  ~MbSession() override {
+    // Requests this session started and nobody ran yet (their OpenSSL job
+    // abandoned) must not run with keys_ once it is gone.
+    gatherers_.encrypt->withdraw(keys_.get());
+    gatherers_.decrypt->withdraw(keys_.get());
+    gatherers_.encrypt->publish(counted_);
+  }
   MbSession(const MbSession&) = delete;
   MbSession& operator=(const MbSession&) = delete;
 

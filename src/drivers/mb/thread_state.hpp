@@ -42,10 +42,12 @@ struct ThreadState {
   ThreadState& operator=(const ThreadState&) = delete;
 };
 
-// initial-exec: reaching it is one instruction, not a call to
-// __tls_get_addr (which cost 5% of a 256-byte burst). A pointer only, so
-// that the static TLS space a dlopen()ed provider may use stays small.
-[[gnu::tls_model("initial-exec")]] extern thread_local ThreadState* current_thread_state;
+// General-dynamic, as every thread-local variable of a dlopen()ed module
+// must be; through a TLS descriptor (src/CMakeLists.txt), reaching it costs
+// one call that returns a constant, not __tls_get_addr (which cost 5% of a
+// 256-byte burst). A pointer only, so that the module's TLS block stays
+// small enough to fit glibc's reserve where there is room.
+extern thread_local ThreadState* current_thread_state;
 
 // Makes this thread's state. Throws DriverFailure when the library cannot
 // make a manager.
