@@ -149,6 +149,12 @@ std::vector<std::uint8_t> RsaSession::encrypt(const RsaParameters& p, Bytes in) 
 }
 
 std::size_t RsaSession::decrypt(const RsaParameters& p, Bytes in, MutableBytes out) {
+  if (const auto length = try_decrypt(p, in, out)) return *length;
+  throw DecryptionFailed(prefix(algorithm()) + "decryption failed");
+}
+
+std::optional<std::size_t> RsaSession::try_decrypt(const RsaParameters& p, Bytes in,
+                                                   MutableBytes out) {
   const Algorithm& a = algorithm();
   need_private("decryption");
   check_parameters(p, false);
@@ -172,7 +178,7 @@ std::size_t RsaSession::decrypt(const RsaParameters& p, Bytes in, MutableBytes o
   if (!local.empty()) secure_wipe(local.data(), local.size());
   if (s == ErrorCode::ok) return length;
   secure_wipe(out.data(), out.size());
-  if (s == ErrorCode::decryption_failed) throw DecryptionFailed(prefix(a) + "decryption failed");
+  if (s == ErrorCode::decryption_failed) return std::nullopt;
   if (s == ErrorCode::invalid_length)
     throw InvalidLength(prefix(a) + "the plaintext does not fit the " + std::to_string(out.size()) +
                         "-byte output");

@@ -9,6 +9,7 @@
 #include <openssl/x509.h>
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -222,6 +223,24 @@ TEST(RsaSessions, EveryCorruptCiphertextFailsAlike) {
     EXPECT_GE(failed, good.size() / 7 - 1) << to_string(padding);
     EXPECT_EQ(messages.size(), 1u) << to_string(padding);
   }
+}
+
+// try_decrypt answers a bad padding with no value and the output wiped,
+// a good one with its length; other errors are still thrown.
+TEST(RsaSessions, TryDecryptAnswersABadPaddingWithoutAnException) {
+  RsaSession session(shared().key);
+  const ByteVector message(32, 0x42);
+  ByteVector good = session.encrypt({}, message), out(256, 0xee);
+  const std::optional<std::size_t> length = session.try_decrypt({}, good, out);
+  ASSERT_TRUE(length.has_value());
+  EXPECT_EQ(ByteVector(out.begin(), out.begin() + static_cast<long>(*length)), message);
+  ByteVector bad(256, 0x01);
+  bad[0] = 0;
+  bad = session.encrypt({.padding = RsaPadding::none}, bad);
+  std::fill(out.begin(), out.end(), 0xee);
+  EXPECT_FALSE(session.try_decrypt({}, bad, out).has_value());
+  EXPECT_EQ(out, ByteVector(256, 0)) << "output left after a failure";
+  EXPECT_THROW(session.try_decrypt({}, ByteVector(255, 1), out), InvalidLength);
 }
 
 TEST(RsaSessions, ASmallOutputTakesWhatFits) {

@@ -112,15 +112,19 @@ TEST(KeyringGuest, APublicKeyIsLeftToOtherDrivers) {
 
 // Run with CRYPTOACCEL_POLICY=offload: the device first for what it takes.
 // With the device's raw RSA as the kernel's best "rsa" (kRawOnDevice), its
-// keyring instance is hardware too and takes every operation: OAEP and
-// signatures go there, and PKCS#1 v1.5 decryption to either device instance.
+// keyring instance is hardware too and takes every operation: decryption,
+// OAEP and signatures go there. The device's PKCS#1 v1.5 instance encrypts
+// only: its padding check is not constant time (keyring_session.cpp), so a
+// PKCS#1 v1.5 decryption goes to the raw instance on the device, else soft.
 TEST(KeyringGuest, TheDeviceDecryptsWhatItTakesAndSoftTheRest) {
   ASSERT_EQ(Framework::global().policy(), Policy::offload);
   ASSERT_FALSE(kRaw.empty()) << "/proc/crypto lists no rsa akcipher that passed its self-test";
   RsaSession session(key());
   const ByteVector message{'p', 'm', 's'};
-  const ByteVector ciphertext = RsaSession(key(), {.driver = "soft"}).encrypt({}, message);
-  EXPECT_EQ(session.decrypt({}, ciphertext), message);
+  RsaSession soft(key(), {.driver = "soft"});
+  EXPECT_EQ(session.decrypt({}, soft.encrypt({}, message)), message);
+  EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
+  EXPECT_EQ(soft.decrypt({}, session.encrypt({}, message)), message);
   if (kRawOnDevice)
     EXPECT_TRUE(session.last_driver() == "keyring:virtio-pkcs1-rsa" ||
                 session.last_driver() == kDriver)
@@ -128,11 +132,20 @@ TEST(KeyringGuest, TheDeviceDecryptsWhatItTakesAndSoftTheRest) {
   else
     EXPECT_EQ(session.last_driver(), "keyring:virtio-pkcs1-rsa");
   const RsaParameters oaep{.padding = RsaPadding::oaep};
-  EXPECT_EQ(session.decrypt(oaep, RsaSession(key(), {.driver = "soft"}).encrypt(oaep, message)),
-            message);
+  EXPECT_EQ(session.decrypt(oaep, soft.encrypt(oaep, message)), message);
   EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
   session.sign({}, ByteVector(32, 1));
   EXPECT_EQ(session.last_driver(), kRawOnDevice ? kDriver : std::string("soft"));
+}
+
+// Pinned to the device's PKCS#1 v1.5 instance, a decryption is refused
+// before the device sees it, whatever the ciphertext.
+TEST(KeyringGuest, TheDevicesOwnPaddingNeverDecrypts) {
+  RsaSession device(key(), {.driver = "keyring:virtio-pkcs1-rsa"});
+  const ByteVector ciphertext =
+      RsaSession(key(), {.driver = "soft"}).encrypt({}, ByteVector{'p', 'm', 's'});
+  EXPECT_THROW(device.decrypt({}, ciphertext), Unsupported);
+  EXPECT_THROW(device.decrypt({}, ByteVector(256, 7)), Unsupported);
 }
 
 // The device's PKCS#1 v1.5 encryption, many times: every ciphertext is a

@@ -3,7 +3,8 @@
 // KEYCTL_PKEY_* operations. The kernel runs them on its best akcipher
 // implementation for what is asked: enc=raw reaches the best "rsa"
 // (rsa-generic, or a device's raw RSA), enc=pkcs1 with no hash the best
-// "pkcs1pad(rsa)" (a device's own padding, as virtio-crypto's). One
+// "pkcs1pad(rsa)" (a device's own padding, as virtio-crypto's: public-key
+// encryption only, see keyring_session.cpp). One
 // instance per implementation a request can reach, named after it;
 // docs/drivers/keyring.md says which request goes where.
 #include <algorithm>
@@ -44,10 +45,9 @@ class KeyringDriver final : public Driver {
           .iv_sizes = {0, 0},
           .tag_sizes = a.tag_sizes,
           .max_request = a.output_size,
-          .operations = reach == Reach::raw
-                            ? kEveryOperation
-                            : static_cast<std::uint8_t>(operation_bit(Operation::encrypt) |
-                                                        operation_bit(Operation::decrypt))});
+          .operations = reach == Reach::raw ? kEveryOperation
+                                            : static_cast<std::uint8_t>(
+                                                  operation_bit(Operation::encrypt))});
     }
   }
 
@@ -55,7 +55,7 @@ class KeyringDriver final : public Driver {
   std::string description() const override {
     return "kernel keyring (keyctl KEYCTL_PKEY_*, " +
            std::string(reach_ == Reach::raw ? "enc=raw, padding in userland"
-                                            : "enc=pkcs1: PKCS#1 v1.5 encryption only") +
+                                            : "enc=pkcs1: PKCS#1 v1.5 public-key encryption only") +
            ") on " + implementation_.driver + " (" + implementation_.name + ", priority " +
            std::to_string(implementation_.priority) + ", module " + implementation_.module + ")";
   }

@@ -6,7 +6,10 @@
 #include <openssl/x509.h>
 
 #include <array>
+#include <vector>
 
+#include "cryptoaccel/driver/rsa_padding.hpp"
+#include "cryptoaccel/driver/secret_bytes.hpp"
 #include "cryptoaccel/rsa.hpp"
 #include "soft_driver.hpp"
 
@@ -26,7 +29,6 @@ char* utf8(std::string_view text) {
 struct Parameters {
   std::array<OSSL_PARAM, 6> list{};
   int salt = 0;
-  unsigned int implicit_rejection = 0;
 
   Parameters(const RsaParameters& p, Operation op) {
     const bool signature = op == Operation::sign || op == Operation::verify;
@@ -57,12 +59,6 @@ struct Parameters {
     } else if (signature && p.digest != kNoDigest) {
       list[n++] = OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
                                                    utf8(algorithm(p.digest).openssl_name), 0);
-    } else if (op == Operation::decrypt && p.padding == RsaPadding::pkcs1) {
-      // OpenSSL 3.2 and later answer a bad PKCS#1 v1.5 padding with a
-      // made-up message by default (implicit rejection); the library's
-      // contract is an error, the same for every bad ciphertext, as 3.0
-      // gives. OpenSSL 3.0 and 3.1 ignore the name.
-      list[n++] = OSSL_PARAM_construct_uint("implicit-rejection", &implicit_rejection);
     }
     list[n] = OSSL_PARAM_construct_end();
   }
@@ -70,8 +66,9 @@ struct Parameters {
 
 class SoftRsaSession final : public DriverSession {
  public:
-  SoftRsaSession(OSSL_LIB_CTX* libctx, PkeyPtr key, bool has_private)
-      : key_(std::move(key)),
+  SoftRsaSession(OSSL_LIB_CTX* libctx, PkeyPtr key, bool has_private, std::size_t modulus_bytes)
+      : em_(modulus_bytes),
+        key_(std::move(key)),
         ctx_(EVP_PKEY_CTX_new_from_pkey(libctx, key_.get(), nullptr)),
         has_private_(has_private) {
     if (!ctx_) throw DriverFailure("soft: EVP_PKEY_CTX_new_from_pkey failed");
@@ -114,25 +111,54 @@ class SoftRsaSession final : public DriverSession {
           return ErrorCode::driver_failure;
         return ErrorCode::ok;
       }
-      case Operation::decrypt: {
-        std::size_t length = r.out.size();
-        if (EVP_PKEY_decrypt_init_ex(ctx, params.list.data()) != 1)
-          return ErrorCode::driver_failure;
-        // OpenSSL checks the padding in constant time; every failure is
-        // reported alike.
-        if (EVP_PKEY_decrypt(ctx, r.out.data(), &length, r.in.data(), r.in.size()) != 1) {
-          r.out_length = 0;
-          return ErrorCode::decryption_failed;
-        }
-        r.out_length = length;
-        return ErrorCode::ok;
-      }
+      case Operation::decrypt:
+        return decrypt(r);
       case Operation::digest:
         break;
     }
     return ErrorCode::invalid_argument;
   }
 
+  // m = c^d mod n into `out`, a whole modulus; `length` its length.
+  ErrorCode raw_decrypt(std::span<const std::uint8_t> in, std::span<std::uint8_t> out,
+                        std::size_t& length) noexcept {
+    const Parameters none({.padding = RsaPadding::none}, Operation::decrypt);
+    length = out.size();
+    if (EVP_PKEY_decrypt_init_ex(ctx_.get(), none.list.data()) != 1)
+      return ErrorCode::driver_failure;
+    // Only a ciphertext not below the modulus fails here: public knowledge.
+    if (EVP_PKEY_decrypt(ctx_.get(), out.data(), &length, in.data(), in.size()) != 1) {
+      length = 0;
+      return ErrorCode::decryption_failed;
+    }
+    return ErrorCode::ok;
+  }
+
+  // PKCS#1 v1.5 and OAEP: the raw private operation, then the padding
+  // checked here (rsa_padding.hpp: constant time, one answer for every bad
+  // ciphertext), not by OpenSSL. Before 3.2 OpenSSL's failed check raises
+  // an error on the thread's error queue that a success does not, which
+  // takes measurably longer: the Marvin attack's timing signal, seen here
+  // as malformed ciphertexts' times shifted in the guest's timing test.
+  ErrorCode decrypt(Request& r) noexcept {
+    if (r.rsa->padding == RsaPadding::none) return raw_decrypt(r.in, r.out, r.out_length);
+    const std::span<std::uint8_t> em(em_);
+    if (r.out.size() < em.size()) return ErrorCode::invalid_argument;
+    std::size_t length = 0;
+    ErrorCode result = raw_decrypt(r.in, em, length);
+    if (result == ErrorCode::ok)
+      result = length == em.size()
+                   ? rsa_padding::decode_encryption(*r.rsa, em, r.out, r.out_length)
+                   : ErrorCode::driver_failure;  // OpenSSL gives a whole modulus
+    secure_wipe(em.data(), em.size());
+    if (result != ErrorCode::ok) {
+      secure_wipe(r.out.data(), r.out.size());
+      r.out_length = 0;
+    }
+    return result;
+  }
+
+  std::vector<std::uint8_t> em_;  // the raw decryption, wiped after each
   PkeyPtr key_;
   PkeyCtxPtr ctx_;
   bool has_private_;
@@ -159,7 +185,8 @@ std::unique_ptr<DriverSession> open_rsa_session(OSSL_LIB_CTX* libctx, const Algo
     ERR_clear_error();
     throw InvalidKey("soft: OpenSSL could not read the RSA key");
   }
-  return std::make_unique<SoftRsaSession>(libctx, std::move(pkey), has_private);
+  return std::make_unique<SoftRsaSession>(libctx, std::move(pkey), has_private,
+                                          algorithm.output_size);
 }
 
 }  // namespace cryptoaccel::soft
