@@ -95,7 +95,7 @@ RandomSourceInfo probe(Instruction which) {
       .entropy_per_sample = kClaimedEntropyPerByte};
   info.available = cpu_has(which);
   if (!info.available)
-    info.detail = std::string("CPUID: this CPU has no ") + (rdrand ? "RDRAND" : "RDSEED");
+    info.detail = rdrand ? "CPUID: this CPU has no RDRAND" : "CPUID: this CPU has no RDSEED";
   return info;
 }
 

@@ -11,7 +11,8 @@ namespace cryptoaccel::rng {
 namespace {
 
 constexpr const char* kDevice = "/dev/hwrng";
-constexpr const char* kSysfs = "/sys/class/misc/hw_random/";
+constexpr const char* kCurrent = "/sys/class/misc/hw_random/rng_current";
+constexpr const char* kAvailable = "/sys/class/misc/hw_random/rng_available";
 
 std::string first_line(const std::string& path) {
   std::ifstream in(path);
@@ -28,8 +29,8 @@ RandomSourceInfo probe_hwrng() {
                         .kind = RandomSourceKind::hardware,
                         .description = "the kernel's current hardware RNG (/dev/hwrng)",
                         .entropy_per_sample = kClaimedEntropyPerByte};
-  const std::string current = first_line(std::string(kSysfs) + "rng_current");
-  const std::string available = first_line(std::string(kSysfs) + "rng_available");
+  const std::string current = first_line(kCurrent);
+  const std::string available = first_line(kAvailable);
   if (access(kDevice, F_OK) != 0) {
     info.detail = "no /dev/hwrng: no hardware RNG driver is loaded (virtio-rng, tpm-rng, ...)";
   } else if (current.empty() || current == "none") {

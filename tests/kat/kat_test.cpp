@@ -301,10 +301,17 @@ TEST(KatFacts, EveryGcmFailVectorIsRejected) {
       if (!claims(d, id)) continue;
       claimed = true;
       const RunResult& r = run_once(id, d.name).result;
+      // Under CRYPTOACCEL_KAT_SAMPLE, the forgeries of the driver's sample.
+      const std::vector<KatVector> sampled = sample(vectors, d.name);
+      const auto ran = sampled.empty()
+                           ? forgeries
+                           : static_cast<std::size_t>(std::count_if(
+                                 sampled.begin(), sampled.end(),
+                                 [](const KatVector& v) { return v.expect_auth_failure; }));
       std::cout << "kat: " << d.name << " " << name << " rejected " << r.rejected << " of "
-                << r.must_reject << " FAIL vectors it claims (" << forgeries << " in all)"
-                << std::endl;
-      EXPECT_EQ(r.must_reject + r.outside_forgeries, forgeries) << d.name << " " << name;
+                << r.must_reject << " FAIL vectors it claims (" << ran << " run, " << forgeries
+                << " in all)" << std::endl;
+      EXPECT_EQ(r.must_reject + r.outside_forgeries, ran) << d.name << " " << name;
       EXPECT_EQ(r.rejected, r.must_reject) << d.name << " " << name;
       if (d.name == "soft") {
         EXPECT_EQ(r.rejected, forgeries) << "soft claims every GCM length";

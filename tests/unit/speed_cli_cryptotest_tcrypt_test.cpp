@@ -1,6 +1,7 @@
 // `cryptoaccel speed` as a user runs it: the cryptotest and tcrypt formats.
 // Runs are kept tiny (-seconds 0.01 to 0.5, two or three sizes).
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "speed_cli_support.hpp"
 

@@ -1,6 +1,7 @@
 // `cryptoaccel speed` as a user runs it: the JSON document and the CSV lines, against each other.
 // Runs are kept tiny (-seconds 0.01 to 0.5, two or three sizes).
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "speed_cli_support.hpp"
 

@@ -1,6 +1,7 @@
 // `cryptoaccel speed` as a user runs it: -mr: the machine-readable lines of openssl speed, parsed
 // back. Runs are kept tiny (-seconds 0.01 to 0.5, two or three sizes).
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "speed_cli_support.hpp"
 

@@ -2,6 +2,7 @@
 // its options, -cputime and the header. Runs are kept tiny (-seconds 0.01 to 0.5, two or three
 // sizes).
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "speed_cli_support.hpp"
 

@@ -2,6 +2,7 @@
 // and kind of algorithm, -multi workers, the null driver (measured, never verified, and said so),
 // --in-flight batches. Runs are kept tiny (-seconds 0.01 to 0.5, two or three sizes).
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "speed_cli_support.hpp"
 
