@@ -128,8 +128,9 @@ class RsaSession : public Session {
   void encrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);
   std::vector<std::uint8_t> encrypt(const RsaParameters& parameters, Bytes in);
   // `in` is size() bytes; returns the plaintext's length in `out` (size()
-  // bytes are always enough). Every ciphertext whose padding is wrong
-  // throws the same DecryptionFailed, with `out` wiped. With no padding the
+  // bytes are always enough). Every ciphertext whose padding is wrong,
+  // and one whose plaintext is longer than `out`, throws the same
+  // DecryptionFailed, with `out` wiped. With no padding the
   // plaintext is size() bytes and `in` must be below the modulus
   // (InvalidArgument).
   std::size_t decrypt(const RsaParameters& parameters, Bytes in, MutableBytes out);

@@ -161,7 +161,14 @@ std::optional<std::size_t> RsaSession::try_decrypt(const RsaParameters& p, Bytes
   if (in.size() != size())
     throw InvalidLength(prefix(a) + "a ciphertext of " + std::to_string(in.size()) +
                         " bytes; it takes " + std::to_string(size()));
-  if (p.padding == RsaPadding::none) check_below_modulus(in);
+  if (p.padding == RsaPadding::none) {
+    check_below_modulus(in);
+    // Without padding the plaintext is a whole modulus: nothing secret in
+    // saying that it does not fit.
+    if (out.size() < size())
+      throw InvalidLength(prefix(a) + "the plaintext takes " + std::to_string(size()) +
+                          " bytes, the output " + std::to_string(out.size()));
+  }
   // Drivers write a whole modulus; a smaller output gets its plaintext
   // through a wiped buffer.
   MutableBytes target = out;
@@ -172,16 +179,17 @@ std::optional<std::size_t> RsaSession::try_decrypt(const RsaParameters& p, Bytes
   }
   ErrorCode s = run(Operation::decrypt, p, in, target.first(size()), {});
   const std::size_t length = request_.out_length;
-  if (s == ErrorCode::ok && length > out.size()) s = ErrorCode::invalid_length;
+  // A plaintext that does not fit the output is a failed decryption, the
+  // same answer as a bad padding (as OpenSSL's own check gives it): another
+  // answer would tell a caller with a short buffer, say a TLS premaster's
+  // 48 bytes, which ciphertexts have a valid padding.
+  if (s == ErrorCode::ok && length > out.size()) s = ErrorCode::decryption_failed;
   if (s == ErrorCode::ok && target.data() != out.data())
     std::copy_n(local.begin(), length, out.begin());
   if (!local.empty()) secure_wipe(local.data(), local.size());
   if (s == ErrorCode::ok) return length;
   secure_wipe(out.data(), out.size());
   if (s == ErrorCode::decryption_failed) return std::nullopt;
-  if (s == ErrorCode::invalid_length)
-    throw InvalidLength(prefix(a) + "the plaintext does not fit the " + std::to_string(out.size()) +
-                        "-byte output");
   throw_error(s, prefix(a) + "decryption failed: " + std::string(to_string(s)));
 }
 

@@ -23,6 +23,10 @@
 #include <mutex>
 #include <string>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cryptoaccel/driver/secret_bytes.hpp"
 #include "errors.hpp"
 #include "function_tables.hpp"
@@ -93,14 +97,28 @@ std::string system_error(const std::string& path, const char* what) {
 }
 
 void read_file(const std::string& path, WipedBytes& out) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rbe"),
-                                                       &std::fclose);
-  if (!file) throw InvalidArgument(system_error(path, "cannot open"));
-  std::setvbuf(file.get(), nullptr, _IONBF, 0);  // no stdio buffer holding the key
-  out.bytes.reserve(kMaxKeyFile + 1);            // never reallocated, so never copied
+  // O_NONBLOCK: a FIFO, a terminal or a device named here must not leave
+  // the program waiting for a writer; only a regular file is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw InvalidArgument(system_error(path, "cannot open"));
+  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
+    ::close(*f);
+    delete f;
+  });
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) throw InvalidArgument(system_error(path, "cannot stat"));
+  if (!S_ISREG(status.st_mode))
+    throw InvalidArgument("cryptoaccel-keyring: " + path + " is not a regular file");
+  out.bytes.reserve(kMaxKeyFile + 1);  // never reallocated, so never copied
   out.bytes.resize(kMaxKeyFile + 1);
-  const std::size_t got = std::fread(out.bytes.data(), 1, out.bytes.size(), file.get());
-  if (std::ferror(file.get())) throw InvalidArgument(system_error(path, "cannot read"));
+  std::size_t got = 0;
+  while (got < out.bytes.size()) {
+    const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InvalidArgument(system_error(path, "cannot read"));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
   if (got > kMaxKeyFile)
     throw InvalidArgument("cryptoaccel-keyring: " + path + " is larger than a key file (" +
                           std::to_string(kMaxKeyFile) + " bytes at most)");
@@ -248,7 +266,21 @@ void* open(void* provctx, const char* uri) {
                             ":FILE, naming a private key file; not \"" + std::string(text) + "\"");
     auto loader = std::make_unique<Loader>();
     loader->pc = pc;
-    loader->path = std::string(text.substr(prefix.size() + 1));
+    std::string_view path = text.substr(prefix.size() + 1);
+    // cryptoaccel-keyring:///FILE (an empty authority, or localhost, as
+    // file: URIs have): OpenSSL then asks this store only. With a single
+    // colon it first tries its own `file` loader on the whole URI as a
+    // path, so that a file named "cryptoaccel-keyring:..." in the working
+    // directory would be loaded in memory instead.
+    if (path.starts_with("//")) {
+      path.remove_prefix(2);
+      if (path.starts_with("localhost/")) path.remove_prefix(std::string_view("localhost").size());
+      if (!path.starts_with('/'))
+        throw InvalidArgument(std::string("cryptoaccel-keyring: ") + std::string(text) +
+                              " names a host; a URI is " + kKeyringStoreScheme +
+                              ":///ABSOLUTE-PATH or " + kKeyringStoreScheme + ":FILE");
+    }
+    loader->path = std::string(path);
     read_file(loader->path, loader->file);
     return loader.release();
   });

@@ -170,11 +170,20 @@ int decrypt(void* c, unsigned char* out, size_t* outlen, size_t outsize, const u
                         outsize);
       return 0;
     }
-    *outlen = run_private_key_operation(
+    // try_decrypt: a bad padding is an answer, not an exception (whose
+    // unwinding would make bad ciphertexts the slower ones); it is raised
+    // here as OpenSSL's default provider raises it, one short error entry.
+    const std::size_t length = run_private_key_operation(
         *x.pc, *session, *parameters, Bytes(in, inlen), MutableBytes(out, session->size()),
         [](RsaSession& s, const RsaParameters& p, Bytes input, MutableBytes output) {
-          return s.decrypt(p, input, output);
+          return s.try_decrypt(p, input, output).value_or(kNoResult);
         });
+    if (length == kNoResult) {
+      CRYPTOACCEL_RAISE(x.pc, static_cast<int>(ErrorCode::decryption_failed),
+                        "cryptoaccel: decryption failed");
+      return 0;
+    }
+    *outlen = length;
     return 1;
   });
 }

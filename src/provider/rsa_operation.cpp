@@ -40,7 +40,7 @@ std::size_t run_private_key_operation(ProviderContext& pc, RsaSession& session,
     RsaSession* s = &session;
     if (pc.async_workers().run_paused(
             [owned, s, op] { owned->length = op(*s, owned->parameters, owned->in, owned->out); })) {
-      std::copy_n(owned->out.begin(), owned->length, out.begin());
+      if (owned->length != kNoResult) std::copy_n(owned->out.begin(), owned->length, out.begin());
       return owned->length;
     }
   }

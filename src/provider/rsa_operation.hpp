@@ -57,8 +57,11 @@ struct RsaOperation {
 // its context meanwhile leaves the worker nothing freed to touch. The
 // session is the job's lease, returned only when the job finishes, after
 // the worker. Otherwise `op` runs here, on the caller's buffers.
+// An `op` may return kNoResult for an answer that is no result (a
+// decryption whose padding is wrong), returned as it is, nothing copied.
 using PrivateKeyOp = std::size_t (*)(RsaSession& session, const RsaParameters& parameters, Bytes in,
                                      MutableBytes out);
+inline constexpr std::size_t kNoResult = static_cast<std::size_t>(-1);
 std::size_t run_private_key_operation(ProviderContext& pc, RsaSession& session,
                                       const RsaParameters& parameters, Bytes in, MutableBytes out,
                                       PrivateKeyOp op);

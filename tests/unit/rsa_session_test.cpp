@@ -250,8 +250,18 @@ TEST(RsaSessions, ASmallOutputTakesWhatFits) {
   ByteVector fits(40), short_by_one(39);
   EXPECT_EQ(session.decrypt({}, ciphertext, fits), 40u);
   EXPECT_EQ(fits, message);
-  EXPECT_THROW(session.decrypt({}, ciphertext, short_by_one), InvalidLength);
+  // Too long for the output: a failed decryption, like a bad padding, so
+  // that a short buffer does not tell valid paddings from bad ones.
+  EXPECT_THROW(session.decrypt({}, ciphertext, short_by_one), DecryptionFailed);
   EXPECT_EQ(short_by_one, ByteVector(39, 0));
+  ByteVector premaster(48);
+  EXPECT_FALSE(session.try_decrypt({}, session.encrypt({}, ByteVector(100, 1)), premaster));
+  ByteVector bad(256, 0x01);
+  bad[0] = 0;
+  EXPECT_FALSE(
+      session.try_decrypt({}, session.encrypt({.padding = RsaPadding::none}, bad), premaster));
+  const RsaParameters oaep{.padding = RsaPadding::oaep};
+  EXPECT_FALSE(session.try_decrypt(oaep, session.encrypt(oaep, ByteVector(100, 1)), premaster));
 }
 
 TEST(RsaSessions, TheBatchApiKeepsEachRequestsStatus) {
