@@ -99,12 +99,13 @@ std::string system_error(const std::string& path, const char* what) {
 void read_file(const std::string& path, WipedBytes& out) {
   // O_NONBLOCK: a FIFO, a terminal or a device named here must not leave
   // the program waiting for a writer; only a regular file is read.
+  struct ClosedAtExit {
+    int fd;
+    ~ClosedAtExit() { ::close(fd); }
+  };
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) throw InvalidArgument(system_error(path, "cannot open"));
-  const std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
-    ::close(*f);
-    delete f;
-  });
+  const ClosedAtExit closer{fd};
   struct stat status {};
   if (::fstat(fd, &status) != 0) throw InvalidArgument(system_error(path, "cannot stat"));
   if (!S_ISREG(status.st_mode))
