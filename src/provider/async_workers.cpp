@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "async_wait.hpp"
+#include "libcrypto_binding.hpp"
 #include "cryptoaccel/error.hpp"
 
 namespace cryptoaccel::provider {
@@ -31,21 +32,24 @@ struct AsyncWorkers::Task {
   }
 };
 
-// Every live instance, for the fork handlers: registered once per process,
-// they take every instance's lock across fork() so that the child's copy of
-// each is in a consistent state.
+// Every live instance, for the fork handlers and the end of the process.
+// The registry is never destroyed: a provider torn down by OPENSSL_cleanup
+// at exit leaves it after the module's static destructors have run.
 struct AsyncWorkersFork {
   static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
+    static auto* m = new std::mutex;
+    return *m;
   }
   static std::vector<AsyncWorkers*>& instances() {
-    static std::vector<AsyncWorkers*> all;
-    return all;
+    static auto* all = new std::vector<AsyncWorkers*>;
+    return *all;
   }
   static void add(AsyncWorkers* w) {
     static std::once_flag registered;
-    std::call_once(registered, [] { pthread_atfork(&prepare, &parent, &child); });
+    std::call_once(registered, [] {
+      pthread_atfork(&prepare, &parent, &child);
+      register_openssl_cleanup_handler();
+    });
     std::lock_guard lock(mutex());
     instances().push_back(w);
   }
@@ -65,7 +69,41 @@ struct AsyncWorkersFork {
     for (AsyncWorkers* w : instances()) w->reset_in_child();
     mutex().unlock();
   }
+  // Before libcrypto frees what an operation uses (its RAND, its library
+  // contexts): the operations running end, the queued ones fail, the
+  // threads go.
+  static void stop_all() noexcept {
+    std::lock_guard lock(mutex());
+    for (AsyncWorkers* w : instances()) w->stop();
+  }
+  // OpenSSL 3's OPENSSL_cleanup runs these handlers before it frees
+  // anything, whether exit() or the application calls it. OpenSSL 4 has no
+  // such function and frees all in its own destructor, after exit() has run
+  // the module's static destructors (StopAtExit). The module is never
+  // unloaded (-z nodelete), so the handler outlives any teardown.
+  static void register_openssl_cleanup_handler() {
+    using AtExit = int (*)(void (*)());
+    if (auto at_exit = reinterpret_cast<AtExit>(optional_libcrypto_function("OPENSSL_atexit")))
+      at_exit([] { stop_all(); });
+  }
 };
+
+namespace {
+// exit() runs the handlers registered last first: this one, registered when
+// the module loads, before the OPENSSL_cleanup that libcrypto registered
+// when it started. It takes the registry before it is constructed itself, so
+// that nothing of it is destroyed first.
+struct StopAtExit {
+  StopAtExit() {
+    (void)AsyncWorkersFork::mutex();
+    (void)AsyncWorkersFork::instances();
+  }
+  ~StopAtExit() { AsyncWorkersFork::stop_all(); }
+  StopAtExit(const StopAtExit&) = delete;
+  StopAtExit& operator=(const StopAtExit&) = delete;
+};
+const StopAtExit stop_at_exit;
+}  // namespace
 
 AsyncWorkers::AsyncWorkers(unsigned count) : count_(count) {
   AsyncWorkersFork::add(this);
@@ -73,12 +111,34 @@ AsyncWorkers::AsyncWorkers(unsigned count) : count_(count) {
 
 AsyncWorkers::~AsyncWorkers() {
   AsyncWorkersFork::remove(this);
+  stop();
+}
+
+void AsyncWorkers::stop() noexcept {
+  std::vector<std::unique_ptr<std::thread>> threads;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    // What no worker has taken fails now: the process is ending or the
+    // provider is going, and the libcrypto it would run on with it.
+    for (const auto& task : queue_) {
+      task->failure = std::make_exception_ptr(DriverFailure(
+          "the provider stopped (OpenSSL cleaned up or the process is exiting) before this "
+          "private-key operation ran"));
+      task->finish();
+    }
+    queue_.clear();
+    threads.swap(threads_);
   }
   wake_.notify_all();
-  for (const auto& t : threads_) t->join();
+  // Each ends once its running operation does. A worker never stops its
+  // own pool; should one ever get here, it is left to end by itself.
+  for (const auto& t : threads) {
+    if (t->get_id() == std::this_thread::get_id())
+      t->detach();
+    else
+      t->join();
+  }
 }
 
 void AsyncWorkers::lock_for_fork() {

@@ -18,6 +18,9 @@
 // that the child inherits no lock held by a thread it does not have; an
 // operation still queued at the fork runs in the parent and fails in the
 // child (with the reason) instead of leaving its job paused for ever.
+//
+// At exit, and in OpenSSL 3's OPENSSL_cleanup, the workers stop before
+// libcrypto frees what their operations use: a job still queued fails.
 #pragma once
 
 #include <condition_variable>
@@ -35,7 +38,7 @@ class AsyncWorkers {
  public:
   // `count` threads, started on first use.
   explicit AsyncWorkers(unsigned count);
-  // Waits for the operations queued and stops the threads.
+  // stop().
   ~AsyncWorkers();
   AsyncWorkers(const AsyncWorkers&) = delete;
   AsyncWorkers& operator=(const AsyncWorkers&) = delete;
@@ -56,11 +59,17 @@ class AsyncWorkers {
   };
   Counts counts() const;
 
+  // Fails the operations queued (their jobs resume with the reason), waits
+  // for the running ones and ends the threads; later operations run in
+  // their jobs. At the end of the process before libcrypto cleans up, and
+  // when the provider goes.
+  void stop() noexcept;
+
  private:
   struct Task;
   bool start_threads();
   void serve();
-  // pthread_atfork's three handlers, over every instance (async_workers_fork.cpp).
+  // pthread_atfork's three handlers, over every instance (AsyncWorkersFork).
   friend struct AsyncWorkersFork;
   void lock_for_fork();
   void unlock_in_parent();

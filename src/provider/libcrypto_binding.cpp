@@ -166,13 +166,29 @@ std::string bind_libcrypto_of_core(const OSSL_DISPATCH* in) {
   return {};
 }
 
+void* optional_libcrypto_function(const char* name) {
+  const std::lock_guard lock(binding_mutex());
+  if (served_path().empty()) return nullptr;
+  void* handle = ::dlopen(served_path().c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+  if (handle == nullptr) return nullptr;
+  void* function = ::dlsym(handle, name);
+  ::dlclose(handle);  // the served libcrypto outlives the module's use of it
+  return function;
+}
+
 }  // namespace cryptoaccel::provider
 
 #else  // the module is linked to libcrypto
 
+#include <dlfcn.h>
+
 namespace cryptoaccel::provider {
 std::string bind_libcrypto_of_core(const OSSL_DISPATCH*) {
   return {};
+}
+
+void* optional_libcrypto_function(const char* name) {
+  return ::dlsym(RTLD_DEFAULT, name);
 }
 }  // namespace cryptoaccel::provider
 

@@ -21,4 +21,9 @@ namespace cryptoaccel::provider {
 // were. A no-op where the module is linked to libcrypto.
 std::string bind_libcrypto_of_core(const OSSL_DISPATCH* in);
 
+// A function of the libcrypto the module serves that some versions lack
+// (OPENSSL_atexit is gone from 4.0), or null: looked up by name, not
+// through a slot, since a slot must be filled for the module to bind.
+void* optional_libcrypto_function(const char* name);
+
 }  // namespace cryptoaccel::provider

@@ -11,7 +11,9 @@
 // - fork before the workers started, after, and while jobs are paused on
 //   them: the child's own jobs complete on threads of its own, an operation
 //   running at the fork ends first, and one queued fails in the child with
-//   the reason instead of leaving its job paused for ever.
+//   the reason instead of leaving its job paused for ever;
+// - exit() and OPENSSL_cleanup() with signs running on the workers and
+//   more queued: the workers stop before libcrypto frees what they use.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -23,6 +25,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "async_rsa_fixture.hpp"
@@ -332,6 +335,43 @@ TEST_F(HostileFork, JobsPausedAtTheForkFinishInTheChildAndInTheParent) {
     ASSERT_TRUE(ok) << openssl_errors();
     EXPECT_TRUE(verifies(RSA_PKCS1_PADDING, p->digest(), p->signature()));
   }
+}
+
+class HostileExit : public HostileAsync {
+ protected:
+  // Starts 8 4096-bit signs in jobs on two workers (two run, the rest wait)
+  // and ends the process with `end`, in a fork child, 6 times: how many
+  // children did not exit with 0, and the last such one's status (128 + N:
+  // killed by signal N).
+  template <typename End>
+  std::pair<int, int> end_with_signs_in_flight(End end) {
+    constexpr int kRounds = 6, kSigns = 8;
+    int failed = 0, last = 0;
+    for (int round = 0; round < kRounds; ++round) {
+      const int status = in_child([&] {
+        for (int i = 0; i < kSigns; ++i) (void)start();
+        end();
+        return 0;
+      });
+      if (status != 0) ++failed, last = status;
+    }
+    return {failed, last};
+  }
+};
+
+TEST_F(HostileExit, ExitWithSignsRunningAndQueuedEndsCleanly) {
+  ASSERT_NO_FATAL_FAILURE(load("async_workers = 2\n", 4096));
+  const auto [failed, status] = end_with_signs_in_flight([] { std::exit(0); });
+  EXPECT_EQ(failed, 0) << "exit status " << status;
+}
+
+TEST_F(HostileExit, OpensslCleanupWithSignsRunningAndQueuedEndsCleanly) {
+  ASSERT_NO_FATAL_FAILURE(load("async_workers = 2\n", 4096));
+  const auto [failed, status] = end_with_signs_in_flight([] {
+    OPENSSL_cleanup();
+    std::exit(0);
+  });
+  EXPECT_EQ(failed, 0) << "exit status " << status;
 }
 
 }  // namespace
