@@ -7,7 +7,9 @@
 //   - a process outside that family, of the same user or of another, can
 //     neither use it, read it, see it, link it or anything above it into a
 //     keyring of its own, nor revoke it;
-//   - it goes when the last process of the family does.
+//   - it goes when the last process of the family does;
+//   - every thread of the process that kept it uses it, and keeps more,
+//     whichever thread kept the first and whenever the threads started.
 // Each master runs in a forked child, so that this process's own keyrings
 // stay as they were.
 #include <fcntl.h>
@@ -21,10 +23,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -360,6 +364,155 @@ TEST(KeyringFamily, TheKeyGoesWithTheLastProcessOfItsFamily) {
   EXPECT_EQ(after, before) << with_orphan - before
                            << " keys and keyrings while the worker lived; not all went with it";
   prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+// A thread that runs `body` when let go (a thread pool's, started before
+// anything was kept), and is let go and joined whatever happens meanwhile.
+class WaitingThread {
+ public:
+  explicit WaitingThread(std::function<void()> body)
+      : thread_([this, body = std::move(body)] {
+          std::unique_lock lock(mutex_);
+          go_.wait(lock, [this] { return let_go_; });
+          lock.unlock();
+          body();
+        }) {}
+  ~WaitingThread() { join(); }
+  void join() {
+    {
+      const std::lock_guard lock(mutex_);
+      let_go_ = true;
+    }
+    go_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable go_;
+  bool let_go_ = false;
+  std::thread thread_;
+};
+
+std::string kept(RsaKey& key) {
+  try {
+    key.keep_in_kernel_keyring();
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+// A thread pool (or the provider's async workers) started before the first
+// key is kept: the process keyring made for it is not in its threads'
+// credentials, yet they sign with it.
+TEST(KeyringFamily, AThreadStartedBeforeTheFirstKeyIsKeptSignsWithIt) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  const std::string answer = in_child([] {
+    RsaKey key = generated();
+    std::string early;
+    WaitingThread pool([&] { early = signs(key, 1); });
+    if (std::string e = kept(key); !e.empty()) return "the main thread keeps the key: " + e;
+    pool.join();
+    std::string failures;
+    if (!early.empty()) failures += "the thread started before: " + early + "; ";
+    if (std::string e = signs(key, 2); !e.empty()) failures += "the main thread: " + e;
+    return failures;
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// The first key kept on a helper thread (a configuration loader), a second
+// on the main thread, which was already running: both are kept, and each
+// thread signs with both.
+TEST(KeyringFamily, AKeyKeptOnAnotherThreadAfterTheFirstSignsOnEveryThread) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  const std::string answer = in_child([] {
+    RsaKey first = generated(), second = generated();
+    std::mutex mutex;
+    std::condition_variable changed;
+    enum { starting, first_kept, second_kept } stage = starting;
+    std::string helper;
+    std::thread loader([&] {
+      helper = kept(first);
+      if (helper.empty()) helper = signs(first, 1);
+      std::unique_lock lock(mutex);
+      stage = first_kept;
+      changed.notify_all();
+      changed.wait(lock, [&] { return stage == second_kept; });
+      lock.unlock();
+      if (std::string e = signs(second, 2); !e.empty()) helper += "with the second key: " + e;
+      if (std::string e = signs(first, 3); !e.empty()) helper += "with the first key: " + e;
+    });
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return stage == first_kept; });
+    lock.unlock();
+    std::string failures;
+    if (std::string e = kept(second); !e.empty())
+      failures += "the main thread keeps the second key: " + e + "; ";
+    else {
+      if (std::string s = signs(second, 4); !s.empty())
+        failures += "the main thread with the second key: " + s + "; ";
+      if (std::string s = signs(first, 5); !s.empty())
+        failures += "the main thread with the first key: " + s + "; ";
+    }
+    lock.lock();
+    stage = second_kept;
+    changed.notify_all();
+    lock.unlock();
+    loader.join();
+    if (!helper.empty()) failures += "the helper thread: " + helper;
+    return failures;
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// The process keyring made by the main thread (a key used in a session),
+// the first key kept for good on a thread that was already running, whose
+// new keyring cannot be linked under the process keyring: every thread
+// signs with it, the main thread and one started later too.
+TEST(KeyringFamily, AFirstKeyKeptOnAThreadThatMissesTheProcessKeyringSignsOnEveryThread) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  const std::string answer = in_child([] {
+    RsaKey key = generated();
+    std::string helper;
+    WaitingThread loader([&] {
+      helper = kept(key);
+      if (helper.empty()) helper = signs(key, 1);
+    });
+    // A key loaded for a session makes the process keyring on this thread.
+    if (std::string e = signs(generated(), 2); !e.empty()) return "a session's key: " + e;
+    loader.join();
+    if (!helper.empty()) return "the thread that kept the key: " + helper;
+    std::string failures;
+    if (std::string e = signs(key, 3); !e.empty()) failures += "the main thread: " + e + "; ";
+    std::string later;
+    std::thread([&] { later = signs(key, 4); }).join();
+    if (!later.empty()) failures += "a thread started afterwards: " + later;
+    return failures;
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// A kept key let go on a thread that does not possess it (the last
+// reference dropped by a pool's thread) is revoked all the same.
+TEST(KeyringFamily, AKeyLetGoOnAThreadStartedBeforeItWasKeptIsRevoked) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  const std::string answer = in_child([] {
+    std::optional<RsaKey> key(generated());
+    WaitingThread pool([&] { key.reset(); });
+    if (std::string e = kept(*key); !e.empty()) return "the main thread keeps the key: " + e;
+    const Family f = family_of_stored_key();
+    if (f.key < 0) return std::string("the main thread cannot find its key");
+    pool.join();
+    if (key) return std::string("the key was not let go");
+    char text[256];
+    if (keyctl(KEYCTL_DESCRIBE, arg(f.key), arg(text), sizeof text) >= 0)
+      return "the key is still there: " + description_of(f.key);
+    if (errno != EKEYREVOKED && errno != ENOKEY) return "describing the key: " + errno_text();
+    return std::string();
+  });
+  EXPECT_EQ(answer, "");
 }
 
 }  // namespace

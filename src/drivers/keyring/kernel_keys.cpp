@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "possessor_thread.hpp"
+
 namespace cryptoaccel::keyring {
 namespace {
 
@@ -53,7 +55,14 @@ KeyResult process_keyring() noexcept {
   if (!process) return process;
   made = result_of(
       syscall(__NR_add_key, "keyring", "cryptoaccel", nullptr, 0, KEY_SPEC_PROCESS_KEYRING));
-  if (made) (void)keyctl(KEYCTL_SETPERM, id(made.value), kKeyringPermissions);
+  if (made) {
+    (void)keyctl(KEYCTL_SETPERM, id(made.value), kKeyringPermissions);
+    // The process keyring is in this thread's credentials only: the threads
+    // already running reach our keyrings through a possessor started now
+    // (possessor_thread.hpp). In a forked child, this is the first thread
+    // of the child to need them, and the one that possesses them.
+    start_possessor();
+  }
   owner = getpid();
   return made;
 }
@@ -84,8 +93,14 @@ KeyResult shared_keyring() noexcept {
       !r)
     return r;
   // The process's other threads have their own session keyrings; they
-  // possess the keys through the process keyring.
-  (void)keyctl(KEYCTL_LINK, id(ring.value), id(process.value));
+  // possess the keys through the process keyring, or through its
+  // possessor when they have none. A thread that does not possess the
+  // process keyring itself (it was made by another thread, after this one
+  // started) cannot link under it, and the possessor, which does not have
+  // this new session keyring, cannot either: a possessor of this thread's
+  // credentials serves this keyring.
+  if (keyctl(KEYCTL_LINK, id(ring.value), id(process.value)) < 0 && errno == EACCES)
+    start_possessor();
   made = ring;
   owner = getpid();
   return made;
@@ -94,21 +109,28 @@ KeyResult shared_keyring() noexcept {
 KeyResult add_private_key(std::string_view description, std::span<const std::uint8_t> pkcs8,
                           KeySerial ring) noexcept {
   const std::string name(description);
-  const KeyResult added = result_of(
-      syscall(__NR_add_key, "asymmetric", name.c_str(), pkcs8.data(), pkcs8.size(), ring));
-  if (!added) return added;
-  if (const KeyResult r = result_of(keyctl(KEYCTL_SETPERM, id(added.value), kKeyPermissions)); !r) {
-    keyctl(KEYCTL_REVOKE, id(added.value));
-    keyctl(KEYCTL_UNLINK, id(added.value), static_cast<unsigned long>(ring));
-    return r;
-  }
-  return added;
+  // Added and restricted on one thread: the permissions are set by the
+  // thread that possesses the new key.
+  return possessed([&]() noexcept {
+    const KeyResult added = result_of(
+        syscall(__NR_add_key, "asymmetric", name.c_str(), pkcs8.data(), pkcs8.size(), ring));
+    if (!added) return added;
+    if (const KeyResult r = result_of(keyctl(KEYCTL_SETPERM, id(added.value), kKeyPermissions));
+        !r) {
+      keyctl(KEYCTL_REVOKE, id(added.value));
+      keyctl(KEYCTL_UNLINK, id(added.value), static_cast<unsigned long>(ring));
+      return r;
+    }
+    return added;
+  });
 }
 
 KeyResult query_key_bits(KeySerial key, const char* info) noexcept {
   keyctl_pkey_query query{};
-  const KeyResult r = result_of(
-      keyctl(KEYCTL_PKEY_QUERY, static_cast<unsigned long>(key), 0, ptr(info), ptr(&query)));
+  const KeyResult r = possessed([&]() noexcept {
+    return result_of(
+        keyctl(KEYCTL_PKEY_QUERY, static_cast<unsigned long>(key), 0, ptr(info), ptr(&query)));
+  });
   return r ? KeyResult{.value = static_cast<long>(query.key_size), .error = 0} : r;
 }
 
@@ -137,7 +159,9 @@ KeyResult pkey(PkeyOperation op, KeySerial key, const char* info, std::span<cons
       last = second.data();
       break;
   }
-  return result_of(keyctl(command, ptr(&params), ptr(info), ptr(in.data()), ptr(last)));
+  return possessed([&]() noexcept {
+    return result_of(keyctl(command, ptr(&params), ptr(info), ptr(in.data()), ptr(last)));
+  });
 }
 
 std::string describe(int error) {
@@ -172,8 +196,13 @@ KernelKey::KernelKey(KeySerial key, KeySerial ring) noexcept
 
 KernelKey::~KernelKey() {
   if (getpid() != owner_) return;
-  keyctl(KEYCTL_REVOKE, static_cast<unsigned long>(key_));
-  keyctl(KEYCTL_UNLINK, static_cast<unsigned long>(key_), static_cast<unsigned long>(ring_));
+  // Whichever thread lets the key go, it is revoked (by a possessor when
+  // this thread does not possess it).
+  (void)possessed([this]() noexcept {
+    const KeyResult revoked = result_of(keyctl(KEYCTL_REVOKE, static_cast<unsigned long>(key_)));
+    (void)keyctl(KEYCTL_UNLINK, static_cast<unsigned long>(key_), static_cast<unsigned long>(ring_));
+    return revoked;
+  });
 }
 
 }  // namespace cryptoaccel::keyring

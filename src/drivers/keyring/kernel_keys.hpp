@@ -24,6 +24,8 @@ struct KeyResult {
 // Keys there are possessed by this process (and its threads) only, never by
 // the user's session, and go when the process ends. A forked child has a
 // process keyring of its own, so these keys are not its: sessions' keys.
+// The thread that makes it starts a possessor (possessor_thread.hpp) for
+// the threads that were already running, which the kernel does not give it.
 KeyResult process_keyring() noexcept;
 
 // The keyring for keys the process keeps in the kernel for good
@@ -32,7 +34,8 @@ KeyResult process_keyring() noexcept;
 // "cryptoaccel:shared" in a new session keyring that the calling thread
 // joins on first use (its former session keyring linked into the new one,
 // so nothing it reached is lost) and linked under process_keyring() for
-// the process's other threads. Children forked by that thread afterwards
+// the process's other threads (those that do not possess that reach it
+// through a possessor). Children forked by that thread afterwards
 // (pre-forking servers' workers) inherit the session keyring and so
 // possess the keys; a process outside that family, of this user or
 // another, does not, and every permission is a possessor's only (the
@@ -42,7 +45,9 @@ KeyResult process_keyring() noexcept;
 KeyResult shared_keyring() noexcept;
 
 // add_key("asymmetric", description, PKCS#8 DER, ring), with a possessor's
-// permissions only (view, search: use, setattr: revoke).
+// permissions only (view, search: use, setattr: revoke). This call, the
+// queries and KEYCTL_PKEY_* below, and a KernelKey's revocation run on a
+// possessor when the calling thread does not possess the keyring or key.
 KeyResult add_private_key(std::string_view description, std::span<const std::uint8_t> pkcs8,
                           KeySerial ring) noexcept;
 
