@@ -3,10 +3,11 @@
 #                the provider (no test), run the main job (cryptoaccel list,
 #                then a short speed comparison with a plot)
 #   make test   install what is missing, build, pass every test
-#                (the normal build, then the provider on OpenSSL 4.0, then an
-#                ASan+UBSan build of the suites, then a TSan build of the
-#                concurrency tests, then a Release build), then print where
-#                the time went (scripts/test-times)
+#                (the normal build and its tests, beside them the ASan+UBSan
+#                build of the suites, the TSan build of the concurrency
+#                tests and the provider on OpenSSL 4.0; then the sanitizer
+#                builds' tests), then print where the time went
+#                (scripts/test-times)
 # and the contributors' inner loop:
 #   make check  the unit tests, a sample of the known answers on every
 #                driver, the provider's contract and differential seeds
@@ -16,14 +17,15 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-RELEASE_BUILD ?= build-release
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 PREFIX     ?= /usr/local
 
 CONFIGURE = cmake -S . -G Ninja -Wno-dev -DCRYPTOACCEL_WERROR=ON
 
-.PHONY: all deps configure build build-run run test test-unit test-asan test-tsan test-release \
+.PHONY: all deps configure build build-run run test test-unit test-asan test-tsan \
+	build-asan build-tsan asan-tests tsan-tests normal-tests beside-normal-tests \
+	openssl-newest-check \
 	install format clean test-openssl-newest test-openssl-all check
 
 # Each step of `make test` is timed into $(TIMES) (scripts/timed), each
@@ -46,8 +48,17 @@ all: build
 deps:
 	@scripts/install-deps
 
+# The normal build is what packagers build with CMake's Release type (-O3,
+# no assertions) plus line tables (-g1) for backtraces and gdb. Debug
+# information changes no generated code (GCC's -fcompare-debug checks
+# exactly that), so its tests run the code a Release build runs, and the
+# optimiser-dependent behaviour a separate Release build looked for is
+# tested here: no second build of the same code.
+NORMAL_FLAGS = -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O3 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O3 -g1 -DNDEBUG"
+
 configure: deps
-	@$(TIMED) "normal: configure" $(CONFIGURE) -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	@$(TIMED) "normal: configure" $(CONFIGURE) -B $(BUILD) $(NORMAL_FLAGS) \
 	  -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS) >/dev/null
 
 build: configure
@@ -65,15 +76,32 @@ run: build-run
 	$(BUILD)/tools/cryptoaccel speed --driver all -seconds 1 aes-128-cbc aes-128-gcm sha256 \
 	  --plot $(SPEED_PLOT)
 
+# The normal build's tests leave a core idle most of their time (the
+# guest runs one test at a time, the host's tests are done long before
+# it), so the other builds run beside them, at the lowest priority (the
+# tests keep the CPU they ask for), their output in a log shown if one
+# fails. The sanitizer builds' tests run after, alone.
 test:
 	@scripts/test-times --start
 	$(TIMED) "deps" scripts/install-deps
-	$(MAKE) --no-print-directory test-unit
-	$(MAKE) --no-print-directory test-openssl-newest
-	$(MAKE) --no-print-directory test-asan
-	$(MAKE) --no-print-directory test-tsan
-	$(MAKE) --no-print-directory test-release
+	$(MAKE) --no-print-directory build
+	$(MAKE) --no-print-directory -j2 normal-tests beside-normal-tests
+	$(MAKE) --no-print-directory asan-tests tsan-tests
 	@scripts/test-times
+
+BESIDE_LOG = $(TIMES)/beside-normal-tests.log
+beside-normal-tests:
+	@mkdir -p $(TIMES)
+	@echo "beside the normal tests, at nice 19: the ASan and TSan builds, the provider on" \
+	  "OpenSSL $(OPENSSL_NEWEST) (log: $(BESIDE_LOG))"
+	@if nice -n 19 $(MAKE) --no-print-directory -j1 build-asan build-tsan openssl-newest-check \
+	    >$(BESIDE_LOG) 2>&1; then \
+	  grep '^==' $(BESIDE_LOG) || true; \
+	  echo "beside the normal tests: the ASan and TSan builds and OpenSSL $(OPENSSL_NEWEST) passed"; \
+	else \
+	  tail -80 $(BESIDE_LOG); \
+	  echo "beside the normal tests: failed (whole log: $(BESIDE_LOG))"; exit 1; \
+	fi
 
 # The provider on other OpenSSL versions (issue 21, docs/testing.md): each
 # built from Debian's source package (scripts/build-openssl-version, cached
@@ -84,6 +112,11 @@ test:
 OPENSSL_NEWEST ?= 4.0
 OPENSSL_VERSIONS ?= 3.0 3.5 3.6 4.0
 test-openssl-newest: build
+	$(MAKE) --no-print-directory openssl-newest-check
+
+# Without `build` as a prerequisite: beside the normal tests, the normal
+# build must not be configured again under them.
+openssl-newest-check:
 	JOBS=$(JOBS) $(TIMED) "openssl-$(OPENSSL_NEWEST): build and check" \
 	  tests/openssl-versions/build-and-check $(OPENSSL_NEWEST) $(BUILD)/src/provider/cryptoaccel.so
 
@@ -103,12 +136,17 @@ check: build
 	  -j$(JOBS) -R '$(CHECK_TESTS)'
 
 test-unit: build
+	$(MAKE) --no-print-directory normal-tests
+normal-tests:
 	$(call ctest_timed,normal,$(BUILD))
 
 # The sanitizer builds keep line tables only (-g1): all a report's stack
-# needs, at two thirds of the compile time of full debug information.
+# needs, at two thirds of the compile time of full debug information. -O1,
+# as the sanitizers' own documentation advises: the checks see every
+# access the source makes (fewer are optimised away than at -O2) at a
+# shorter compile; the normal build covers -O3's code.
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCRYPTOACCEL_BENCH=OFF \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 
 # Known answers in the second and third builds: every file, mode and key
 # size, at most about this many vectors per algorithm on a driver other
@@ -118,40 +156,31 @@ KAT_SAMPLE ?= 100
 # Memory errors in the project's code: every suite that runs it, less the
 # `.default-only` runs of the real programs (OpenSSL's default provider
 # alone, none of our code) and the source tree's layout checks.
+# Built: what those suites run. Not the provider's module, which no test
+# of this build loads (provider_unit_tests compiles the provider's code it
+# tests).
 ASAN_EXCLUDE ?= (\.default-only$$|^layout\.)
-test-asan: deps
+ASAN_TARGETS ?= cryptoaccel-cli unit_tests kat_tests provider_unit_tests
+test-asan: deps build-asan asan-tests
+build-asan:
 	@$(TIMED) "asan: configure" $(CONFIGURE) -B $(ASAN_BUILD) -DCRYPTOACCEL_SANITIZE=address \
 	  $(SANITIZER_FLAGS) $(CMAKE_ARGS) >/dev/null
-	$(TIMED) "asan: build" cmake --build $(ASAN_BUILD) -j$(JOBS)
+	$(TIMED) "asan: build" cmake --build $(ASAN_BUILD) -j$(JOBS) --target $(ASAN_TARGETS)
+asan-tests:
 	$(call ctest_timed,asan,$(ASAN_BUILD),-E '$(ASAN_EXCLUDE)',CRYPTOACCEL_KAT_SAMPLE=$(KAT_SAMPLE))
 
 # The asynchronous API, failover and quarantine under ThreadSanitizer: only
-# the unit tests are built, and only those suites run.
+# the unit tests' files that hold these suites are built
+# (concurrency_test_sources in tests/unit/CMakeLists.txt: keep the two
+# lists together), and only these suites run.
 TSAN_TESTS ?= ^(Async|Failover|Quarantine|Spread|Relief|MbGather|MbStart|DevcryptoGather|DevcryptoCopiers|DevcryptoDeferredRequests)\.
-test-tsan: deps
+test-tsan: deps build-tsan tsan-tests
+build-tsan:
 	@$(TIMED) "tsan: configure" $(CONFIGURE) -B $(TSAN_BUILD) -DCRYPTOACCEL_SANITIZE=thread \
 	  $(SANITIZER_FLAGS) $(CMAKE_ARGS) >/dev/null
 	$(TIMED) "tsan: build" cmake --build $(TSAN_BUILD) -j$(JOBS) --target unit_tests
+tsan-tests:
 	$(call ctest_timed,tsan,$(TSAN_BUILD),-R '$(TSAN_TESTS)')
-
-# What packagers build: -O3 without assertions, where the optimiser can
-# change what the project's code does. Its suites run the code it compiles:
-# the unit tests, the known answers (sampled as above), the provider's
-# contract, EVP, TLS and differential tests, the install. Left to the
-# normal build: the guest's tests and OpenSSL's evp_test (the same code at
-# the cost of a kernel boot and an OpenSSL build), the real programs and
-# `openssl speed` over the provider (the EVP paths the provider's suites
-# run here, driven by programs whose process model and configuration the
-# optimiser does not change), the runs of OpenSSL's default provider alone
-# (none of our code) and the source tree's layout checks.
-# (The guest's programs and evp_test are not even built there.)
-RELEASE_EXCLUDE ?= (^(apps|layout)\.|^provider\.openssl-speed$$|\.default-only$$)
-test-release: deps
-	@$(TIMED) "release: configure" $(CONFIGURE) -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release \
-	  -DCRYPTOACCEL_BENCH=OFF -DCRYPTOACCEL_GUEST_TESTS=OFF \
-	  $(CMAKE_ARGS) >/dev/null
-	$(TIMED) "release: build" cmake --build $(RELEASE_BUILD) -j$(JOBS)
-	$(call ctest_timed,release,$(RELEASE_BUILD),-E '$(RELEASE_EXCLUDE)',CRYPTOACCEL_KAT_SAMPLE=$(KAT_SAMPLE))
 
 install: build
 	cmake --install $(BUILD)
@@ -161,4 +190,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(RELEASE_BUILD) build-openssl-*
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) build-openssl-*

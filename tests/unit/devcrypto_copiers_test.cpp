@@ -40,10 +40,6 @@ pid_t own_tid() {
   return static_cast<pid_t>(syscall(SYS_gettid));
 }
 
-std::uint64_t address(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p);
-}
-
 // Pages registered with userfaultfd that nobody resolves: a copy from them
 // waits until release() or the copier is killed.
 class StalledPages {

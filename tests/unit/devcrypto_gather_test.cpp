@@ -26,10 +26,6 @@ namespace {
 
 using namespace cryptodev;
 
-std::uint64_t address(const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p);
-}
-
 bool mb_present(const Framework& framework) {
   for (const DriverInfo& d : framework.drivers())
     if (d.name == "mb") return true;

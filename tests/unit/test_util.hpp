@@ -17,6 +17,9 @@
 
 namespace cryptoaccel::test {
 
+// A pointer as the 64-bit address a /dev/crypto client passes in its structs.
+inline std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
 using ByteVector = std::vector<std::uint8_t>;
 
 inline ByteVector hex(std::string_view text) {

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <utility>
 
+#include "verify.hpp"
+
 namespace cryptoaccel::tools::speed {
 namespace {
 
@@ -44,10 +46,6 @@ bool takes(std::uint8_t operations, Operation op) {
   return (operations & operation_bit(op)) != 0;
 }
 
-SessionOptions pinned(const std::string& driver) {
-  return {.driver = driver == "auto" ? DriverPreference() : DriverPreference(driver)};
-}
-
 std::string bits_label(const RsaMeasurement& m, bool with_driver) {
   std::string text = fmt::format("rsa {:4} bits", m.algorithm->output_size * 8);
   if (with_driver) text += " (" + m.driver + ")";
@@ -73,7 +71,7 @@ std::string cpu_share(const RsaFigure& f) {
 RsaMeasurement measure_rsa(const RsaKey& key, const std::string& driver, std::uint8_t operations,
                            double seconds, const std::atomic<bool>& interrupt) {
   RsaMeasurement m{.algorithm = &key.algorithm(), .driver = driver};
-  RsaSession session(key, pinned(driver));
+  RsaSession session(key, pinned_to(driver));
   const ByteVector input(kSignedBytes, 0x5c);
   ByteVector signature(session.size()), ciphertext(session.size()), plaintext(session.size());
   // The public-key results are made on soft, so that a driver that only
@@ -110,7 +108,7 @@ RsaMeasurement measure_rsa(const RsaKey& key, const std::string& driver, std::ui
 
 std::optional<std::string> verify_rsa(const RsaKey& key, const std::string& driver,
                                       std::uint8_t operations) {
-  RsaSession tested(key, pinned(driver)), soft(key, {.driver = "soft"});
+  RsaSession tested(key, pinned_to(driver)), soft(key, {.driver = "soft"});
   const ByteVector input(kSignedBytes, 0xa3);
   const RsaParameters pss{.padding = RsaPadding::pss};
   const ByteVector digest(32, 0x17);

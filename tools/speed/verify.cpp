@@ -17,18 +17,12 @@ ByteVector random_bytes(std::size_t n) {
   return out;
 }
 
-SessionOptions pinned(const std::string& driver) {
-  SessionOptions options;
-  if (driver != "auto") options.driver = driver;
-  return options;
-}
-
 std::optional<std::string> verify_cipher(const Algorithm& a, const std::string& driver,
                                          std::size_t size) {
   const ByteVector key = random_bytes(a.key_size.min), iv = random_bytes(a.iv_size),
                    pt = random_bytes(size);
-  CipherSession reference(a.name, key, pinned("soft"));
-  CipherSession tested(a.name, key, pinned(driver));
+  CipherSession reference(a.name, key, pinned_to("soft"));
+  CipherSession tested(a.name, key, pinned_to(driver));
   const ByteVector expected = reference.encrypt(iv, pt);
   if (tested.encrypt(iv, pt) != expected) return "encryption differs from soft";
   if (tested.decrypt(iv, expected) != pt) return "decryption does not give the plaintext back";
@@ -50,8 +44,8 @@ std::optional<std::string> verify_aead(const Algorithm& a, const std::string& dr
                                        std::size_t size) {
   const ByteVector key = random_bytes(a.key_size.min), iv = random_bytes(a.iv_size),
                    aad = random_bytes(13), pt = random_bytes(size);
-  AeadSession reference(a.name, key, pinned("soft"));
-  AeadSession tested(a.name, key, pinned(driver));
+  AeadSession reference(a.name, key, pinned_to("soft"));
+  AeadSession tested(a.name, key, pinned_to(driver));
   ByteVector expected(size), expected_tag(a.output_size), ct(size), tag(a.output_size), back(size);
   reference.seal(iv, aad, pt, expected, expected_tag);
   tested.seal(iv, aad, pt, ct, tag);
@@ -73,8 +67,8 @@ std::optional<std::string> verify_digest(const Algorithm& a, const std::string& 
   const ByteVector key = random_bytes(a.kind == AlgorithmKind::mac ? 16 : 0),
                    msg = random_bytes(size);
   auto make = [&](const std::string& d) {
-    return a.kind == AlgorithmKind::mac ? DigestSession(MacSession(a.name, key, pinned(d)))
-                                        : DigestSession(a.name, pinned(d));
+    return a.kind == AlgorithmKind::mac ? DigestSession(MacSession(a.name, key, pinned_to(d)))
+                                        : DigestSession(a.name, pinned_to(d));
   };
   DigestSession reference = make("soft"), tested = make(driver);
   if (tested.digest(msg) != reference.digest(msg)) return "digest differs from soft";
@@ -97,6 +91,12 @@ std::optional<std::string> verify(const Algorithm& algorithm, const std::string&
       break;
   }
   return std::nullopt;
+}
+
+SessionOptions pinned_to(const std::string& driver) {
+  SessionOptions options;
+  if (driver != "auto") options.driver = driver;
+  return options;
 }
 
 }  // namespace cryptoaccel::tools::speed

@@ -6,8 +6,13 @@
 #include <string>
 
 #include "cryptoaccel/algorithm.hpp"
+#include "cryptoaccel/session.hpp"
 
 namespace cryptoaccel::tools::speed {
+
+// The session options of `--driver NAME`: that driver alone, or for
+// "auto" the dispatcher's choice.
+SessionOptions pinned_to(const std::string& driver);
 
 // Null when `driver` ("auto" or a name) agrees with soft at this size (and its
 // decryption and open undo the encryption); otherwise what differed.
