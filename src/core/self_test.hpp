@@ -13,7 +13,7 @@ namespace cryptoaccel::detail {
 
 // One known answer, hex encoded. For AEADs `out` is the ciphertext and `tag`
 // the tag; for digests and MACs `out` is the digest. For RSA `key` is
-// "n:e:d", `aad` the digest's name, `in` the message's digest and `out`
+// "n:e:d:p:q:dP:dQ:qInv", `aad` the digest's name, `in` the message's digest and `out`
 // its PKCS#1 v1.5 signature.
 struct KnownAnswer {
   AlgorithmId algorithm;
