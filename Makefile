@@ -23,8 +23,17 @@ PREFIX     ?= /usr/local
 
 CONFIGURE = cmake -S . -G Ninja -Wno-dev -DCRYPTOACCEL_WERROR=ON
 
+# Every CMake build configured from here (the three builds, the provider
+# against other OpenSSL versions, the tests' own projects) compiles
+# through ccache when it is installed (scripts/compile-cached): a clean
+# clone recompiles only what changed since the last build on the machine.
+# CMake takes these as the launchers of a build folder it configures anew.
+export CMAKE_C_COMPILER_LAUNCHER := $(CURDIR)/scripts/compile-cached
+export CMAKE_CXX_COMPILER_LAUNCHER := $(CURDIR)/scripts/compile-cached
+
 .PHONY: all deps configure build build-run run test test-unit test-asan test-tsan \
-	build-asan build-tsan asan-tests tsan-tests normal-tests beside-normal-tests \
+	build-asan build-tsan asan-tests tsan-tests normal-tests beside-asan-build beside-tsan-build \
+	beside-openssl-newest asan-tests-after tsan-tests-after \
 	openssl-newest-check \
 	install format clean test-openssl-newest test-openssl-all check
 
@@ -79,29 +88,42 @@ run: build-run
 # The normal build's tests leave a core idle most of their time (the
 # guest runs one test at a time, the host's tests are done long before
 # it), so the other builds run beside them, at the lowest priority (the
-# tests keep the CPU they ask for), their output in a log shown if one
-# fails. The sanitizer builds' tests run after, alone.
+# tests keep the CPU they ask for), one after another: the ASan build, the
+# TSan build, then the provider on OpenSSL $(OPENSSL_NEWEST); each one's
+# output in a log shown if it fails. The sanitizer builds' tests run once
+# the normal tests are done (not beside them: a few of both look at
+# timings) and their build is; the OpenSSL check may still run beside
+# them, at nice 19.
 test:
 	@scripts/test-times --start
 	$(TIMED) "deps" scripts/install-deps
 	$(MAKE) --no-print-directory build
-	$(MAKE) --no-print-directory -j2 normal-tests beside-normal-tests
-	$(MAKE) --no-print-directory asan-tests tsan-tests
+	$(MAKE) --no-print-directory -j3 normal-tests beside-asan-build beside-tsan-build \
+	  beside-openssl-newest asan-tests-after tsan-tests-after
 	@scripts/test-times
 
-BESIDE_LOG = $(TIMES)/beside-normal-tests.log
-beside-normal-tests:
+# beside,WHAT,TARGETS: `make TARGETS` at nice 19, its output in a log.
+define beside
 	@mkdir -p $(TIMES)
-	@echo "beside the normal tests, at nice 19: the ASan and TSan builds, the provider on" \
-	  "OpenSSL $(OPENSSL_NEWEST) (log: $(BESIDE_LOG))"
-	@if nice -n 19 $(MAKE) --no-print-directory -j1 build-asan build-tsan openssl-newest-check \
-	    >$(BESIDE_LOG) 2>&1; then \
-	  grep '^==' $(BESIDE_LOG) || true; \
-	  echo "beside the normal tests: the ASan and TSan builds and OpenSSL $(OPENSSL_NEWEST) passed"; \
+	@echo "beside the tests, at nice 19: $(1) (log: $(TIMES)/beside-$(2).log)"
+	@if nice -n 19 $(MAKE) --no-print-directory -j1 $(2) >$(TIMES)/beside-$(2).log 2>&1; then \
+	  grep '^==' $(TIMES)/beside-$(2).log || true; \
+	  echo "beside the tests: $(1) passed"; \
 	else \
-	  tail -80 $(BESIDE_LOG); \
-	  echo "beside the normal tests: failed (whole log: $(BESIDE_LOG))"; exit 1; \
+	  tail -80 $(TIMES)/beside-$(2).log; \
+	  echo "beside the tests: $(1) failed (whole log: $(TIMES)/beside-$(2).log)"; exit 1; \
 	fi
+endef
+beside-asan-build:
+	$(call beside,the ASan build,build-asan)
+beside-tsan-build: beside-asan-build
+	$(call beside,the TSan build,build-tsan)
+beside-openssl-newest: beside-tsan-build
+	$(call beside,the provider on OpenSSL $(OPENSSL_NEWEST),openssl-newest-check)
+asan-tests-after: normal-tests beside-asan-build
+	@$(MAKE) --no-print-directory asan-tests
+tsan-tests-after: asan-tests-after beside-tsan-build
+	@$(MAKE) --no-print-directory tsan-tests
 
 # The provider on other OpenSSL versions (issue 21, docs/testing.md): each
 # built from Debian's source package (scripts/build-openssl-version, cached

@@ -276,12 +276,16 @@ TEST(Failover, TimedOutCallsNeverTouchARequestAfterItCompleted) {
   };
   constexpr int kRounds = 120;
   constexpr std::size_t kBatch = 16;  // one chunk, one driver call
+  // Under TSan every byte copied or decrypted costs several times more, so
+  // a quarter of the size spans the same part of the sweep (the round took
+  // a second there at 256 KiB; the races it looks for are the same).
+  constexpr std::size_t kRequestBytes = test::kUnderThreadSanitizer ? 64 << 10 : 256 << 10;
   std::atomic<int> completions{0}, wrong{0};
   for (int round = 0; round < kRounds; ++round) {
     faults.delay_us = 500 + static_cast<unsigned>(round * 97 % 3000);
     std::vector<Request> batch(kBatch);
     for (Request& r : batch) {
-      auto* owned = new Owned{random_bytes(16), random_bytes(256 << 10), {}, {}};
+      auto* owned = new Owned{random_bytes(16), random_bytes(kRequestBytes), {}, {}};
       owned->out.resize(owned->in.size());
       owned->expected = soft.decrypt(owned->iv, owned->in);
       r = {.op = Operation::decrypt,
