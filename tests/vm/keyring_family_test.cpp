@@ -12,23 +12,31 @@
 //     whichever thread kept the first and whenever the threads started.
 // Each master runs in a forked child, so that this process's own keyrings
 // stay as they were.
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <grp.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -378,6 +386,14 @@ class WaitingThread {
           body();
         }) {}
   ~WaitingThread() { join(); }
+  pthread_t handle() { return thread_.native_handle(); }
+  void let_go() {
+    {
+      const std::lock_guard lock(mutex_);
+      let_go_ = true;
+    }
+    go_.notify_all();
+  }
   void join() {
     {
       const std::lock_guard lock(mutex_);
@@ -511,6 +527,198 @@ TEST(KeyringFamily, AKeyLetGoOnAThreadStartedBeforeItWasKeptIsRevoked) {
       return "the key is still there: " + description_of(f.key);
     if (errno != EKEYREVOKED && errno != ENOKEY) return "describing the key: " + errno_text();
     return std::string();
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// Hostile or merely unusual callers of the keyring calls a possessor runs
+// for threads that lack the process keyring (src/drivers/keyring/
+// possessor_thread.hpp).
+
+// A pool thread cancelled (pthread_cancel, deferred) while its call waits
+// for the possessor: the wait is a cancellation point inside noexcept
+// frames, which aborted the process. The cancellation now waits for the
+// call to end; the process and the other threads go on signing.
+TEST(KeyringFamily, AThreadCancelledWhileItsCallWaitsOnThePossessorLeavesTheProcessRunning) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  for (int round = 0; round < 3; ++round) {
+    const std::string answer = in_child([round] {
+      RsaKey key = generated();
+      std::atomic<int> failed{0};
+      std::vector<std::unique_ptr<WaitingThread>> pool;
+      for (int i = 0; i < 3; ++i)
+        pool.push_back(std::make_unique<WaitingThread>([&] {
+          for (int j = 0; j < 20; ++j)
+            if (!signs(key, static_cast<std::uint8_t>(j)).empty()) ++failed;
+        }));
+      // The library first used here, after the pool started (the pool
+      // lacks the process keyring).
+      if (std::string e = signs(generated(), 0); !e.empty()) return "the main thread: " + e;
+      if (std::string e = kept(key); !e.empty()) return "the main thread keeps the key: " + e;
+      for (auto& thread : pool) thread->let_go();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 + 150 * round));
+      pthread_cancel(pool[0]->handle());
+      for (auto& thread : pool) thread->join();
+      if (failed.load() != 0) return std::to_string(failed.load()) + " signatures failed";
+      return std::string();
+    });
+    EXPECT_EQ(answer, "") << "round " << round;
+  }
+}
+
+// A seccomp filter on one thread (no TSYNC) that answers keyctl and
+// add_key with EACCES: the thread's calls are refused, whether it started
+// before the process keyring (it lacks it) or after; the possessor, which
+// the filter does not cover, must not run them for it.
+int refuse_keyctl_on_this_thread() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_keyctl, 2, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_add_key, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+  };
+  sock_fprog program{.len = sizeof filter / sizeof filter[0], .filter = filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+  return static_cast<int>(syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program));
+}
+
+TEST(KeyringFamily, AThreadsOwnSeccompRefusalStands) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  const std::string answer = in_child([] {
+    RsaKey key = generated();
+    std::string before, after;
+    const auto sandboxed = [&key](std::string& out) {
+      if (refuse_keyctl_on_this_thread() != 0) {
+        out = "seccomp: " + errno_text();
+        return;
+      }
+      if (signs(key, 1).empty()) out += "signed with the kept key; ";
+      if (signs(generated(), 2).empty()) out += "signed with a session's key; ";
+    };
+    WaitingThread early([&] { sandboxed(before); });
+    if (std::string e = signs(generated(), 0); !e.empty()) return "the main thread: " + e;
+    if (std::string e = kept(key); !e.empty()) return "the main thread keeps the key: " + e;
+    early.join();
+    std::thread([&] { sandboxed(after); }).join();
+    std::string failures;
+    if (!before.empty()) failures += "a thread started before the key was kept: " + before;
+    if (!after.empty()) failures += "a thread started after: " + after;
+    if (std::string e = signs(key, 3); !e.empty()) failures += "the main thread: " + e;
+    return failures;
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// A thread that took other credentials for itself alone (a raw
+// setresuid, as file servers impersonating their clients do) and lacks
+// the process keyring: the possessor, with the process's credentials,
+// must not act for it (the key would be root's, charged to root).
+TEST(KeyringFamily, AThreadWithCredentialsOfItsOwnIsNotServedByThePossessor) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  const std::string answer = in_child([] {
+    RsaKey key = generated();
+    std::string impersonating;
+    WaitingThread thread([&] {
+      if (syscall(SYS_setresuid, kNobody, kNobody, kNobody) != 0) {
+        impersonating = "setresuid: " + errno_text();
+        return;
+      }
+      if (signs(key, 1).empty()) impersonating += "signed with the kept key; ";
+      if (signs(generated(), 2).empty()) impersonating += "signed with a session's key; ";
+    });
+    if (std::string e = signs(generated(), 0); !e.empty()) return "the main thread: " + e;
+    if (std::string e = kept(key); !e.empty()) return "the main thread keeps the key: " + e;
+    thread.join();
+    if (!impersonating.empty()) return "the thread running as nobody: " + impersonating;
+    if (std::string e = signs(key, 3); !e.empty()) return "the main thread: " + e;
+    return std::string();
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// A process with one thread gets no possessor (no thread lacks its
+// keyring): it stays single-threaded, as unshare(CLONE_NEWUSER) requires.
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(tasks))
+      if (entry->d_name[0] != '.') ++n;
+    closedir(tasks);
+  }
+  return n;
+}
+
+TEST(KeyringFamily, ASingleThreadedProcessStaysSingleThreaded) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  const std::string answer = in_child([] {
+    RsaKey key = generated();
+    if (std::string e = signs(generated(), 1); !e.empty()) return "a session's key: " + e;
+    if (std::string e = kept(key); !e.empty()) return "keeping a key: " + e;
+    if (std::string e = signs(key, 2); !e.empty()) return "the kept key: " + e;
+    if (const std::size_t n = threads_of_this_process(); n != 1)
+      return std::to_string(n) + " threads after using the keyring";
+    return std::string();
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// Another copy of the library in the process (the provider carries its
+// own) made the "cryptoaccel" keyring under @p first: played here by the
+// test. This copy must take it as it is: a second keyring of that name
+// displaced the first, and the kernel dropped it with the other copy's keys.
+TEST(KeyringFamily, AnotherCopysKeyringIsTakenNotDisplaced) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  const std::string answer = in_child([] {
+    const long theirs = syscall(__NR_add_key, "keyring", "cryptoaccel", nullptr, 0,
+                                KEY_SPEC_PROCESS_KEYRING);
+    if (theirs < 0) return "making the other copy's keyring: " + errno_text();
+    const char payload[] = "the other copy's";
+    const long their_key =
+        syscall(__NR_add_key, "user", "other-copy", payload, sizeof payload, theirs);
+    if (their_key < 0) return "a key in it: " + errno_text();
+    if (std::string e = signs(generated(), 1); !e.empty()) return "this copy's session: " + e;
+    std::string failures;
+    const long found = keyctl(KEYCTL_SEARCH, arg(long{KEY_SPEC_PROCESS_KEYRING}), arg("keyring"),
+                              arg("cryptoaccel"), 0);
+    if (found != theirs)
+      failures += "the process keyring's cryptoaccel is " + std::to_string(found) + ", not " +
+                  std::to_string(theirs) + "; ";
+    if (description_of(their_key).empty()) failures += "the other copy's key is gone; ";
+    return failures;
+  });
+  EXPECT_EQ(answer, "");
+}
+
+// A worker that keeps a key of its own (a new session for its family)
+// and then forks: its children sign with the master's key too. The
+// master's session was linked into the worker's new one after the
+// worker had stopped possessing it, which the kernel refused.
+TEST(KeyringFamily, AWorkersChildrenSignWithTheMastersKeyAfterTheWorkerKeptItsOwn) {
+  ASSERT_NE(kDriver, "keyring:") << "/proc/crypto lists no rsa akcipher that passed its self-test";
+  (void)generated();
+  const std::string answer = in_child([] {
+    RsaKey masters = generated();
+    if (std::string e = kept(masters); !e.empty()) return "the master keeps its key: " + e;
+    return in_child([&masters] {
+      RsaKey workers = generated();
+      if (std::string e = kept(workers); !e.empty()) return "the worker keeps its key: " + e;
+      std::string failures;
+      if (std::string e = signs(masters, 1); !e.empty())
+        failures += "the worker with the master's key: " + e + "; ";
+      failures += in_child([&] {
+        std::string e;
+        if (std::string m = signs(masters, 2); !m.empty()) e += "the worker's child with the master's key: " + m + "; ";
+        if (std::string w = signs(workers, 3); !w.empty()) e += "the worker's child with the worker's key: " + w;
+        return e;
+      });
+      return failures;
+    });
   });
   EXPECT_EQ(answer, "");
 }

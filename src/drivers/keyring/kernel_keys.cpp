@@ -1,6 +1,7 @@
 #include "kernel_keys.hpp"
 
 #include <linux/keyctl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,12 +40,33 @@ constexpr unsigned long kPossessorView = 0x01000000, kPossessorSearch = 0x080000
 constexpr unsigned long kKeyPermissions = kPossessorView | kPossessorSearch | kPossessorSetattr;
 constexpr unsigned long kKeyringPermissions = kPossessorAll;
 
+// Held while our keyrings are made (a possessor started, a session
+// joined). A fork in another thread meanwhile would leave the child a
+// mutex locked by a thread it does not have: the fork waits for them
+// (pthread_atfork), and both sides go on with them free.
+std::mutex process_mutex, shared_mutex;
+
+void lock_for_fork() noexcept {
+  process_mutex.lock();
+  shared_mutex.lock();
+}
+
+void unlock_after_fork() noexcept {
+  shared_mutex.unlock();
+  process_mutex.unlock();
+}
+
+// Registered when the library is loaded: registered at the first use, a
+// fork meanwhile would leave the child that registration's guard taken.
+const bool held_across_fork =
+    pthread_atfork(lock_for_fork, unlock_after_fork, unlock_after_fork) == 0;
+
 }  // namespace
 
 KeyResult process_keyring() noexcept {
-  static std::mutex mutex;
+  (void)held_across_fork;
   static KeyResult made{.value = 0, .error = -1};
-  const std::lock_guard lock(mutex);
+  const std::lock_guard lock(process_mutex);
   // A fork's child has a process keyring of its own: made again there.
   static pid_t owner = 0;
   if (made && owner == getpid()) return made;
@@ -53,6 +75,17 @@ KeyResult process_keyring() noexcept {
   const KeyResult process = result_of(
       keyctl(KEYCTL_GET_KEYRING_ID, static_cast<unsigned long>(KEY_SPEC_PROCESS_KEYRING), 1));
   if (!process) return process;
+  // Another copy of this library in the process (the provider carries
+  // its own) may have made it already: taken as it is. Adding a second
+  // keyring of that name would displace the first from @p, and the
+  // kernel would drop it with every key the other copy holds there.
+  if (const KeyResult found =
+          result_of(keyctl(KEYCTL_SEARCH, id(process.value), ptr("keyring"), ptr("cryptoaccel")));
+      found) {
+    made = found;
+    owner = getpid();
+    return made;
+  }
   made = result_of(
       syscall(__NR_add_key, "keyring", "cryptoaccel", nullptr, 0, KEY_SPEC_PROCESS_KEYRING));
   if (made) {
@@ -68,16 +101,27 @@ KeyResult process_keyring() noexcept {
 }
 
 KeyResult shared_keyring() noexcept {
-  static std::mutex mutex;
   static KeyResult made{.value = 0, .error = -1};
   static pid_t owner = 0;
   const KeyResult process = process_keyring();
   if (!process) return process;
-  const std::lock_guard lock(mutex);
+  const std::lock_guard lock(shared_mutex);
   if (made && owner == getpid()) return made;
   const long former = keyctl(KEYCTL_GET_KEYRING_ID, id(KEY_SPEC_SESSION_KEYRING), 0);
+  // Once this thread has joined its new session it no longer possesses
+  // the former one through it, and a keyring of possessor-only
+  // permissions (a parent's session made here) could no longer be linked
+  // into the new one: the keys of the process that forked this one would
+  // be lost to this process's own children. Held through the process
+  // keyring until linked.
+  const bool held = former > 0 && keyctl(KEYCTL_LINK, id(former), id(process.value)) == 0;
   const KeyResult session = result_of(keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0));
-  if (!session) return session;
+  if (!session) {
+    if (held) (void)keyctl(KEYCTL_UNLINK, id(former), id(process.value));
+    return session;
+  }
+  if (former > 0) (void)keyctl(KEYCTL_LINK, id(former), id(session.value));
+  if (held) (void)keyctl(KEYCTL_UNLINK, id(former), id(process.value));
   // The new session keyring grants its user view, read and link: another
   // process of the user could link it into its own session and so possess
   // everything in it. A possessor's permissions only.
@@ -85,7 +129,6 @@ KeyResult shared_keyring() noexcept {
           result_of(keyctl(KEYCTL_SETPERM, id(session.value), kKeyringPermissions));
       !r)
     return r;
-  if (former > 0) (void)keyctl(KEYCTL_LINK, id(former), id(session.value));
   const KeyResult ring = result_of(
       syscall(__NR_add_key, "keyring", "cryptoaccel:shared", nullptr, 0, session.value));
   if (!ring) return ring;

@@ -12,13 +12,31 @@
 #include <mutex>
 #include <new>
 
+#include "thread_identity.hpp"
+
 namespace cryptoaccel::keyring {
 namespace {
+
+// Cancellation deferred for a scope: the calls here read /proc and wait
+// for the possessor, both cancellation points, inside noexcept code that a
+// cancellation's unwinding would end in std::terminate. A pthread_cancel()
+// takes effect at the caller's next cancellation point instead.
+class CancelDeferred {
+ public:
+  CancelDeferred() noexcept { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &former_); }
+  ~CancelDeferred() { pthread_setcancelstate(former_, nullptr); }
+  CancelDeferred(const CancelDeferred&) = delete;
+  CancelDeferred& operator=(const CancelDeferred&) = delete;
+
+ private:
+  int former_ = PTHREAD_CANCEL_ENABLE;
+};
 
 // One request, on the caller's stack: the caller waits until it is done.
 struct Job {
   KeyResult (*call)(void*) = nullptr;
   void* context = nullptr;
+  const ThreadIdentity* caller = nullptr;
   KeyResult result{.value = 0, .error = EACCES};
   bool done = false;
   std::condition_variable finished;
@@ -38,6 +56,9 @@ struct Possessor {
   Job* tail = nullptr;
 
   [[noreturn]] void serve() noexcept {
+    // Its own identity, read afresh for each call (a setresuid() of the
+    // process reaches this thread too); on the heap, off its small stack.
+    auto* self = new (std::nothrow) ThreadIdentity;
     std::unique_lock lock(mutex);
     for (;;) {
       wake.wait(lock, [this] { return head != nullptr; });
@@ -45,7 +66,14 @@ struct Possessor {
       head = job->next;
       if (head == nullptr) tail = nullptr;
       lock.unlock();
-      const KeyResult result = job->call(job->context);
+      // Only for a caller refused for what it does not possess, with the
+      // credentials this thread has now (thread_identity.hpp): never a
+      // way around the kernel's answer to that thread.
+      KeyResult result{.value = 0, .error = EACCES};
+      if (self != nullptr) {
+        identify_this_thread(*self);
+        if (may_act_for(*self, *job->caller)) result = job->call(job->context);
+      }
       lock.lock();
       job->result = result;
       job->done = true;
@@ -55,10 +83,13 @@ struct Possessor {
     }
   }
 
-  KeyResult run(KeyResult (*call)(void*), void* context) noexcept {
+  KeyResult run(KeyResult (*call)(void*), void* context, const ThreadIdentity& caller) noexcept {
     Job job;
     job.call = call;
     job.context = context;
+    job.caller = &caller;
+    // Called with cancellation deferred (on_possessor): a cancellation in
+    // the wait would also leave the job queued on a stack that is gone.
     std::unique_lock lock(mutex);
     (tail == nullptr ? head : tail->next) = &job;
     tail = &job;
@@ -83,6 +114,9 @@ void forget_parents_possessors() {
   for (auto& slot : possessors) slot.store(nullptr);
 }
 
+// Registered when the library is loaded (see kernel_keys.cpp).
+const bool forgotten_in_children = pthread_atfork(nullptr, nullptr, forget_parents_possessors) == 0;
+
 void* serve(void* possessor) {
   static_cast<Possessor*>(possessor)->serve();
 }
@@ -90,9 +124,13 @@ void* serve(void* possessor) {
 }  // namespace
 
 void start_possessor() noexcept {
-  static const bool forgotten_in_children =
-      pthread_atfork(nullptr, nullptr, forget_parents_possessors) == 0;
   (void)forgotten_in_children;
+  const CancelDeferred deferred;
+  // A process with one thread has no thread that lacks the keyring just
+  // made: every thread it starts from now on inherits it. No possessor,
+  // so a single-threaded program stays single-threaded (unshare(2) of a
+  // user namespace, for one, refuses a process with several threads).
+  if (!other_threads_running()) return;
   auto* possessor = new (std::nothrow) Possessor;
   if (possessor == nullptr) return;
   // Detached, on a small stack (it runs keyctl calls only), with every
@@ -126,10 +164,18 @@ void start_possessor() noexcept {
 KeyResult on_possessor(KeyResult (*call)(void*), void* context) noexcept {
   const pid_t self = getpid();
   KeyResult result{.value = 0, .error = EACCES};
+  const CancelDeferred deferred;
+  ThreadIdentity caller;
+  bool identified = false;
   for (const auto& slot : possessors) {
     Possessor* possessor = slot.load();
     if (possessor == nullptr || possessor->pid != self) continue;
-    result = possessor->run(call, context);
+    if (!identified) {
+      identify_this_thread(caller);
+      if (!caller.readable) return result;
+      identified = true;
+    }
+    result = possessor->run(call, context, caller);
     if (result.error != EACCES) return result;
   }
   return result;
