@@ -94,10 +94,14 @@ DispatchInfo Framework::dispatch_info() const {
 
 Framework::~Framework() = default;
 
+// Never destroyed: a program may call exit() while its other threads are
+// still in the middle of requests, and static destructors would pull the
+// registry and the drivers from under them. The kernel releases what the
+// drivers hold (descriptors, keyrings, threads) when the process ends.
 Framework& Framework::global() {
-  static Framework instance(
+  static Framework* const instance = new Framework(
       FrameworkOptions{.policy_from_environment = true, .profile_from_environment = true});
-  return instance;
+  return *instance;
 }
 
 std::vector<DriverInfo> Framework::drivers() const {
