@@ -15,6 +15,7 @@
 #include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/session.hpp"
 #include "framework_impl.hpp"
+#include "openssl_context.hpp"
 
 namespace cryptoaccel {
 namespace {
@@ -24,7 +25,7 @@ using ByteVector = std::vector<std::uint8_t>;
 
 ByteVector random_bytes(std::size_t n) {
   ByteVector out(n);
-  if (n != 0 && RAND_bytes(out.data(), static_cast<int>(n)) != 1)
+  if (n != 0 && RAND_bytes_ex(detail::openssl_context(), out.data(), n, 0) != 1)
     throw DriverFailure("calibrate: no random bytes from OpenSSL");
   return out;
 }

@@ -3,7 +3,6 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
 #include <string>
 #include <string_view>
@@ -154,10 +153,14 @@ int BlockCipherCtx::chacha20_set_params(const OSSL_PARAM params[]) const {
 }
 
 bool BlockCipherCtx::random_key(OSSL_PARAM* p) {
-  if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size < alg_.key_size.min)
+  // EVP_CIPHER_CTX_rand_key() passes the caller's key buffer with a size of
+  // 0 (its documented contract is a buffer of the key length), and OpenSSL's
+  // own providers ignore the size; a size given and too small is refused.
+  if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == nullptr ||
+      (p->data_size != 0 && p->data_size < alg_.key_size.min))
     return bad_param(p) != 0;
   auto* key = static_cast<std::uint8_t*>(p->data);
-  if (RAND_priv_bytes(key, static_cast<int>(alg_.key_size.min)) != 1) {
+  if (!pc_->openssl_default().random_bytes(key, alg_.key_size.min, true)) {
     CRYPTOACCEL_RAISE(pc_, kReasonInternal, "cryptoaccel: no random bytes for a key");
     return false;
   }

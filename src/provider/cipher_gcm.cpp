@@ -8,7 +8,6 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
@@ -193,7 +192,7 @@ class GcmCtx {
     if (iv_state_ == IvState::unset) {
       // An encryption with no IV gets a random one of at least 96 bits.
       if (!encrypt_ || iv_len_ < kDefaultIv ||
-          RAND_bytes(iv_.data(), static_cast<int>(iv_len_)) != 1)
+          !pc_->openssl_default().random_bytes(iv_.data(), iv_len_, false))
         return false;
       iv_state_ = IvState::buffered;
     }
@@ -256,7 +255,8 @@ class GcmCtx {
     } else {
       if (n < kFixedIv || n > iv_len_ || iv_len_ - n < kExplicitIv) return false;
       std::copy(fixed, fixed + n, iv_.begin());
-      if (encrypt_ && RAND_bytes(iv_.data() + n, static_cast<int>(iv_len_ - n)) != 1) return false;
+      if (encrypt_ && !pc_->openssl_default().random_bytes(iv_.data() + n, iv_len_ - n, false))
+        return false;
     }
     iv_generator_ = true;
     iv_state_ = IvState::buffered;

@@ -4,6 +4,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -26,6 +27,28 @@ class DigestCtx {
 
   ProviderContext* pc() const noexcept { return pc_; }
   DigestRunner& runner() noexcept { return runner_; }
+
+  // SHA-1's "ssl3-ms" (SSL 3.0's certificate verify, which libssl still
+  // computes for an SSLv3 peer): the message so far is closed with the
+  // master secret and pad 1 into the inner hash, and the context starts the
+  // outer one, master secret, pad 2 and that inner hash, which final()
+  // then ends. As OpenSSL's sha1 does, the secret must be 48 bytes.
+  bool ssl3_master_secret(Bytes secret) {
+    constexpr std::size_t kSecret = 48, kPad = 40, kSha1 = 20;
+    if (secret.size() != kSecret || runner_.size() != kSha1) return false;
+    std::array<std::uint8_t, kPad> pad{};
+    std::array<std::uint8_t, kSha1> inner{};
+    pad.fill(0x36);
+    runner_.update(secret);
+    runner_.update(pad);
+    runner_.final(inner);
+    pad.fill(0x5c);
+    runner_.update(secret);
+    runner_.update(pad);
+    runner_.update(inner);
+    secure_wipe(inner.data(), inner.size());
+    return true;
+  }
 
  private:
   ProviderContext* pc_;
@@ -102,6 +125,22 @@ int digest_get_params(const Algorithm& a, OSSL_PARAM params[]) {
   return 1;
 }
 
+const OSSL_PARAM* sha1_settable_ctx_params(void*, void*) {
+  static const OSSL_PARAM kParams[] = {
+      OSSL_PARAM_octet_string(OSSL_DIGEST_PARAM_SSL3_MS, nullptr, 0), OSSL_PARAM_END};
+  return kParams;
+}
+
+int sha1_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  DigestCtx* ctx = ctx_of(vctx);
+  const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, OSSL_DIGEST_PARAM_SSL3_MS);
+  if (p == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING) return 1;
+  return guarded(ctx->pc(), 0, [&] {
+    const auto* secret = static_cast<const std::uint8_t*>(p->data);
+    return secret != nullptr && ctx->ssl3_master_secret({secret, p->data_size}) ? 1 : 0;
+  });
+}
+
 template <AlgorithmId Id>
 struct DigestTable {
   static void* newctx(void* provctx) {
@@ -111,6 +150,7 @@ struct DigestTable {
     });
   }
   static int get_params(OSSL_PARAM params[]) { return digest_get_params(algorithm(Id), params); }
+  static constexpr bool kSsl3 = Id == AlgorithmId::sha1;
   static inline const OSSL_DISPATCH functions[] = {
       entry(OSSL_FUNC_DIGEST_NEWCTX, &newctx),
       entry(OSSL_FUNC_DIGEST_INIT, &init),
@@ -120,7 +160,12 @@ struct DigestTable {
       entry(OSSL_FUNC_DIGEST_DUPCTX, &dupctx),
       entry(OSSL_FUNC_DIGEST_GET_PARAMS, &get_params),
       entry(OSSL_FUNC_DIGEST_GETTABLE_PARAMS, &gettable_params),
-      kEnd};
+      // SHA-1 also takes "ssl3-ms", as OpenSSL's own does; the table of
+      // every other digest ends before these.
+      kSsl3 ? entry(OSSL_FUNC_DIGEST_SET_CTX_PARAMS, &sha1_set_ctx_params) : kEnd,
+      kSsl3 ? entry(OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS, &sha1_settable_ctx_params) : kEnd,
+      kEnd,
+  };
 };
 
 }  // namespace

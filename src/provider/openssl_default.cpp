@@ -1,16 +1,45 @@
 #include "openssl_default.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/rand.h>
 
 #include <sstream>
+#include <vector>
 
 #include "cryptoaccel/error.hpp"
 #include "function_tables.hpp"
 
 namespace cryptoaccel::provider {
+namespace {
+
+// Set when OPENSSL_cleanup() starts, before it frees the ENGINE subsystem.
+// The provider's teardown comes later in the same cleanup, and this
+// context's objects can hold an ENGINE: libcrypto 3.x binds a cipher
+// context to any ENGINE registered for its cipher when it is set up, so a
+// DRBG created here after an application registered one (OpenSSL's dasync
+// does AES-256-CTR, what CTR-DRBG runs on) would call ENGINE_finish() on a
+// freed lock while the context is freed. Once libcrypto is ending the
+// context is kept to the process's end instead, reachable from
+// `kept_at_exit` so that a leak checker does not report it.
+std::atomic<bool> libcrypto_ending{false};
+std::mutex kept_mutex;
+std::vector<OSSL_LIB_CTX*>* kept_at_exit = nullptr;
+
+void note_libcrypto_ending() {
+  libcrypto_ending.store(true);
+}
+
+}  // namespace
 
 OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
   if (libctx_ == nullptr) throw DriverFailure("cryptoaccel provider: OSSL_LIB_CTX_new failed");
+  // OpenSSL keeps the module that holds a handler loaded to the end, and
+  // runs the handlers first thing in OPENSSL_cleanup().
+  if (OPENSSL_atexit(note_libcrypto_ending) != 1) {
+    OSSL_LIB_CTX_free(libctx_);
+    throw DriverFailure("cryptoaccel provider: OPENSSL_atexit failed");
+  }
   default_ = OSSL_PROVIDER_load(libctx_, "default");
   if (default_ == nullptr) {
     OSSL_LIB_CTX_free(libctx_);
@@ -26,8 +55,19 @@ OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
 OpenSslDefault::~OpenSslDefault() {
   for (auto& [name, cipher] : ciphers_) EVP_CIPHER_free(cipher);
   if (legacy_ != nullptr) OSSL_PROVIDER_unload(legacy_);
+  if (libcrypto_ending.load()) {
+    std::lock_guard lock(kept_mutex);
+    if (kept_at_exit == nullptr) kept_at_exit = new std::vector<OSSL_LIB_CTX*>;
+    kept_at_exit->push_back(libctx_);  // with its providers: see libcrypto_ending
+    return;
+  }
   OSSL_PROVIDER_unload(default_);
   OSSL_LIB_CTX_free(libctx_);
+}
+
+bool OpenSslDefault::random_bytes(std::uint8_t* out, std::size_t n, bool secret) noexcept {
+  if (n == 0) return true;
+  return (secret ? RAND_priv_bytes_ex(libctx_, out, n, 0) : RAND_bytes_ex(libctx_, out, n, 0)) == 1;
 }
 
 const OSSL_DISPATCH* OpenSslDefault::implementation(int operation,

@@ -13,6 +13,7 @@
 #include <openssl/types.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,12 @@ class OpenSslDefault {
   // The default provider's implementation of `cipher` (fetched once; owned
   // here). Throws Unsupported when OpenSSL has none.
   const EVP_CIPHER* cipher(const Algorithm& cipher);
+
+  // Random bytes from this context's DRBG (OpenSSL's CTR-DRBG, seeded from
+  // the operating system): never the default library context's, which an
+  // application that isolates its providers leaves with the null provider.
+  // `secret` draws from the private DRBG (keys), else the public one (IVs).
+  bool random_bytes(std::uint8_t* out, std::size_t n, bool secret) noexcept;
 
   // One request of `bytes` served here for `what` ("aes-128-gcm",
   // "hmac(SHA3-256)").

@@ -63,7 +63,9 @@ struct Functions {
         set_ctx_params(inner_function<OSSL_FUNC_signature_set_ctx_params_fn>(
             t, OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS)),
         settable_ctx_params(inner_function<OSSL_FUNC_signature_settable_ctx_params_fn>(
-            t, OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS)) {}
+            t, OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS)),
+        set_ctx_md_params(inner_function<OSSL_FUNC_signature_set_ctx_md_params_fn>(
+            t, OSSL_FUNC_SIGNATURE_SET_CTX_MD_PARAMS)) {}
   OSSL_FUNC_signature_newctx_fn* newctx;
   OSSL_FUNC_signature_freectx_fn* freectx;
   OSSL_FUNC_signature_dupctx_fn* dupctx;
@@ -83,6 +85,7 @@ struct Functions {
   OSSL_FUNC_signature_gettable_ctx_params_fn* gettable_ctx_params;
   OSSL_FUNC_signature_set_ctx_params_fn* set_ctx_params;
   OSSL_FUNC_signature_settable_ctx_params_fn* settable_ctx_params;
+  OSSL_FUNC_signature_set_ctx_md_params_fn* set_ctx_md_params;
 };
 
 // One libcrypto, one default provider: the first instance's table serves all.
@@ -294,6 +297,32 @@ int digest_verify_final(void* c, const unsigned char* sig, size_t siglen) {
   return verify(c, sig, siglen, digest.data(), length);
 }
 
+// EVP_MD_CTX_get_params/set_params on a DigestSign/Verify context reach the
+// running hash (SHA-1's "ssl3-ms", for one), as in OpenSSL's rsa_sig.c;
+// where the default's context hashes too (OpenSSL 3.4 on), it gets the same.
+int get_ctx_md_params(void* c, OSSL_PARAM params[]) {
+  const Context& x = *ctx_of(c);
+  return x.md != nullptr && EVP_MD_CTX_get_params(x.md, params) == 1 ? 1 : 0;
+}
+
+const OSSL_PARAM* gettable_ctx_md_params(void* c) {
+  const Context& x = *ctx_of(c);
+  return x.md != nullptr ? EVP_MD_gettable_ctx_params(EVP_MD_CTX_get0_md(x.md)) : nullptr;
+}
+
+int set_ctx_md_params(void* c, const OSSL_PARAM params[]) {
+  Context& x = *ctx_of(c);
+  if (x.md == nullptr || EVP_MD_CTX_set_params(x.md, params) != 1) return 0;
+  if (x.inner_streams && fns(*x.pc).set_ctx_md_params != nullptr)
+    return fns(*x.pc).set_ctx_md_params(x.inner, params);
+  return 1;
+}
+
+const OSSL_PARAM* settable_ctx_md_params(void* c) {
+  const Context& x = *ctx_of(c);
+  return x.md != nullptr ? EVP_MD_settable_ctx_params(EVP_MD_CTX_get0_md(x.md)) : nullptr;
+}
+
 using Parameters = ForwardedParameters<Context, Functions, fns>;
 
 }  // namespace
@@ -319,6 +348,10 @@ const OSSL_DISPATCH* rsa_signature_functions() noexcept {
       entry(OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, &Parameters::gettable),
       entry(OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, &Parameters::set),
       entry(OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, &Parameters::settable),
+      entry(OSSL_FUNC_SIGNATURE_GET_CTX_MD_PARAMS, &get_ctx_md_params),
+      entry(OSSL_FUNC_SIGNATURE_GETTABLE_CTX_MD_PARAMS, &gettable_ctx_md_params),
+      entry(OSSL_FUNC_SIGNATURE_SET_CTX_MD_PARAMS, &set_ctx_md_params),
+      entry(OSSL_FUNC_SIGNATURE_SETTABLE_CTX_MD_PARAMS, &settable_ctx_md_params),
       kEnd};
   return table;
 }
