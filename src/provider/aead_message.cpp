@@ -39,9 +39,14 @@ AeadMessage::AeadMessage(const AeadMessage& other)
       state_(other.state_),
       aad_(other.aad_),
       ciphertext_(other.ciphertext_),
+      replayable_(other.replayable_),
       tag_(other.tag_),
-      tag_len_(other.tag_len_) {
+      tag_len_(other.tag_len_),
+      keystream_unserved_(other.keystream_unserved_) {
   if (!key_.empty()) session_.emplace(open_aead(*pc_, alg_, key_.span()));
+  // A decryption under way on the keystream goes on there in the copy too.
+  if (other.state_ == State::keystream)
+    keystream_open_ = other.keystream_open_->clone(*pc_, alg_, key_.span());
   if (other.stream_) {
     stream_.reset(EVP_CIPHER_CTX_new());
     if (!stream_ || EVP_CIPHER_CTX_copy(stream_.get(), other.stream_.get()) != 1)
@@ -60,15 +65,29 @@ void AeadMessage::set_key(Bytes key) {
   AeadSession fresh = open_aead(*pc_, alg_, key);  // a refused key leaves the old one
   session_.emplace(std::move(fresh));
   key_.assign(key);
+  // A message on the old key's keystream is over: the next one begins anew.
+  if (state_ == State::keystream) {
+    state_ = State::aad;
+    ciphertext_.clear();
+  }
+  keystream_open_.reset();
+  keystream_unserved_ = false;
+}
+
+void AeadMessage::to_stream() {
+  if (state_ == State::keystream && !replayable_)
+    throw Unsupported(std::string(name()) +
+                      ": a key, direction or nonce changed in the middle of a decryption past "
+                      "its first " +
+                      std::to_string(kReplayLimit) + " bytes");
+  if (state_ == State::streaming) return;
+  const bool replay = state_ != State::aad;
+  stream_start();
+  if (replay) stream_replay();
 }
 
 void AeadMessage::restart_in_stream(bool encrypt, Bytes key) {
-  if (state_ == State::aad) {
-    stream_start();
-  } else if (state_ == State::whole) {
-    stream_start();
-    stream_replay();
-  }
+  to_stream();
   if (!key.empty()) set_key(key);
   encrypt_ = encrypt;
   if (EVP_CipherInit_ex2(stream_.get(), nullptr, key.empty() ? nullptr : key.data(), nullptr,
@@ -77,12 +96,7 @@ void AeadMessage::restart_in_stream(bool encrypt, Bytes key) {
 }
 
 bool AeadMessage::stream_ctrl(int type, int arg, void* ptr) {
-  if (state_ == State::aad) {
-    stream_start();
-  } else if (state_ == State::whole) {
-    stream_start();
-    stream_replay();
-  }
+  to_stream();
   return EVP_CIPHER_CTX_ctrl(stream_.get(), type, arg, ptr) == 1;
 }
 
@@ -94,6 +108,7 @@ void AeadMessage::begin(bool encrypt, Bytes nonce) {
   if (!aad_.empty()) secure_wipe(aad_.data(), aad_.size());
   aad_.clear();
   ciphertext_.clear();
+  replayable_ = true;
   tag_len_ = 0;
   stream_.reset();
 }
@@ -145,14 +160,49 @@ bool AeadMessage::aad(Bytes in) {
     aad_.insert(aad_.end(), in.begin(), in.end());
     return true;
   }
-  if (state_ == State::whole) {
-    stream_start();
-    stream_replay();
-  }
+  // ChaCha20-Poly1305 takes it as OpenSSL does; GCM refuses it, as OpenSSL does.
+  if (state_ == State::keystream) return keystream_open_->more_aad(in);
+  to_stream();
   return EVP_Cipher(stream_.get(), nullptr, in.data(), static_cast<unsigned>(in.size())) >= 0;
 }
 
+// The keystream cipher's session is opened at the first such message under
+// a key; where no driver serves it, every message under that key streams.
+bool AeadMessage::keystream_start(Bytes in, std::uint8_t* out) {
+  if (nonce_len_ != KeystreamOpen::kNonce || keystream_unserved_) return false;
+  if (!keystream_open_) {
+    try {
+      keystream_open_ = std::make_unique<KeystreamOpen>(*pc_, alg_, key_.span());
+    } catch (const Unsupported&) {
+      keystream_unserved_ = true;
+      return false;
+    }
+  }
+  keystream_open_->begin({nonce_.data(), nonce_len_}, aad_);
+  state_ = State::keystream;
+  return keystream_payload(in, out);
+}
+
+// Kept for a replay into OpenSSL's implementation (a key, direction or
+// nonce changed mid-message) up to kReplayLimit bytes: past that the
+// message is not held in memory.
+bool AeadMessage::keystream_payload(Bytes in, std::uint8_t* out) {
+  if (keystream_open_->finished())
+    throw Unsupported(std::string(name()) +
+                      ": a decryption continued after its tag failed, past its first " +
+                      std::to_string(kReplayLimit) + " bytes");
+  if (replayable_ && ciphertext_.size() + in.size() <= kReplayLimit) {
+    ciphertext_.insert(ciphertext_.end(), in.begin(), in.end());
+  } else {
+    replayable_ = false;
+    ciphertext_.clear();
+    ciphertext_.shrink_to_fit();
+  }
+  return keystream_open_->payload(in, out);
+}
+
 bool AeadMessage::payload(Bytes in, std::uint8_t* out, Bytes expected_tag) {
+  if (state_ == State::keystream) return keystream_payload(in, out);
   if (state_ == State::aad && !in.empty()) {
     if (encrypt_) {
       session_->seal({nonce_.data(), nonce_len_}, aad_, in, {out, in.size()},
@@ -182,11 +232,8 @@ bool AeadMessage::payload(Bytes in, std::uint8_t* out, Bytes expected_tag) {
       }
     }
   }
-  if (state_ == State::aad) stream_start();
-  if (state_ == State::whole) {
-    stream_start();
-    stream_replay();
-  }
+  if (state_ == State::aad && !encrypt_ && !in.empty() && keystream_start(in, out)) return true;
+  to_stream();
   pc_->openssl_default().count(name(), in.size());
   return EVP_Cipher(stream_.get(), out, in.data(), static_cast<unsigned>(in.size())) >= 0;
 }
@@ -226,11 +273,21 @@ bool AeadMessage::finish_decrypt(Bytes tag) {
   // OpenSSL compares only the tag's length; a longer one needs the stream.
   if (state_ == State::whole && tag.size() <= tag_len_)
     return !tag.empty() && constant_time_equal(tag, {tag_.data(), tag.size()});
-  if (state_ == State::whole) {
-    stream_start();
-    stream_replay();
+  if (state_ == State::keystream) {
+    const bool authentic = keystream_open_->finish(tag);
+    // Verified, the message is over (GCM then wants a new nonce), and so is
+    // a ChaCha20-Poly1305 message that failed (its context starts anew).
+    // A GCM message that failed stays open in OpenSSL, its counter going on
+    // at the next update: from here it is OpenSSL's, brought to the same
+    // point by a replay (a forgery costs that one decryption on the CPU).
+    if (authentic || alg_.id == AlgorithmId::chacha20_poly1305) {
+      state_ = State::aad;
+      ciphertext_.clear();
+      return authentic;
+    }
+    if (!replayable_) return false;  // what follows is refused (keystream_payload)
   }
-  if (state_ == State::aad) stream_start();
+  to_stream();
   // The tag is only read here: an EVP_CIPHER_CTX_ctrl that cannot take a
   // const buffer.
   std::array<std::uint8_t, kMaxTag> copy{};

@@ -3,13 +3,16 @@
 //
 // A message that arrives whole — AAD, one payload, final: libssl, OpenSSH's
 // EVP_Cipher(), `openssl speed` — is sealed or opened by the dispatcher's
-// driver in one request. Anything else — a second payload piece (CMS,
-// Python's `cryptography`), AAD after the payload, a decryption whose tag
-// comes only at the end — continues in OpenSSL's own streaming
+// driver in one request. A decryption whose tag comes only at the end
+// (OpenVPN; CMS and Python's `cryptography` in pieces too) is decrypted by
+// the key's keystream cipher on a driver while the CPU computes only the
+// authenticator (KeystreamOpen), for 96-bit nonces. Anything else — a
+// second payload piece of an encryption, AAD after the payload, a key or
+// nonce changed mid-message — continues in OpenSSL's own streaming
 // implementation (OpenSslDefault): the message so far is replayed into it,
 // so every output byte and return value is what OpenSSL's default provider
-// gives. As there, a streamed decryption releases plaintext from update and
-// checks the tag at finish.
+// gives. As there, a decryption releases plaintext from update and checks
+// the tag at finish.
 #pragma once
 
 #include <openssl/evp.h>
@@ -19,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "aead_keystream_open.hpp"
 #include "cipher_common.hpp"
 #include "openssl_default.hpp"
 
@@ -66,12 +70,19 @@ class AeadMessage {
 
  private:
   enum class State : std::uint8_t {
-    aad,       // AAD buffered, no payload yet
-    whole,     // one payload piece done by the driver (ciphertext kept)
-    streaming  // in OpenSSL's implementation
+    aad,        // AAD buffered, no payload yet
+    whole,      // one payload piece done by the driver (ciphertext kept)
+    keystream,  // a decryption in KeystreamOpen, its tag still to come
+    streaming   // in OpenSSL's implementation
   };
   void stream_start();
   void stream_replay();
+  // Continues the message, whatever its state, in OpenSSL's implementation.
+  void to_stream();
+  // A decryption of `in`, its tag to come, on the keystream cipher; false
+  // where no driver serves that cipher or the nonce is not 96 bits.
+  bool keystream_start(Bytes in, std::uint8_t* out);
+  bool keystream_payload(Bytes in, std::uint8_t* out);
   bool finish_stream();
   const char* name() const;
 
@@ -84,10 +95,17 @@ class AeadMessage {
   std::size_t nonce_len_ = 0;
   State state_ = State::aad;
   std::vector<std::uint8_t> aad_;
-  std::vector<std::uint8_t> ciphertext_;  // of the piece done whole (public)
+  // Whole: the piece done by the driver; keystream: the payload so far, up
+  // to kReplayLimit bytes (replayable_ false past it). Public data.
+  static constexpr std::size_t kReplayLimit = std::size_t{1} << 20;
+  std::vector<std::uint8_t> ciphertext_;
+  bool replayable_ = true;
   std::array<std::uint8_t, kMaxTag> tag_{};
   std::size_t tag_len_ = 0;  // whole: the tag computed or verified
   CipherCtxPtr stream_;
+  // For the current key; made at the first message that needs it.
+  std::unique_ptr<KeystreamOpen> keystream_open_;
+  bool keystream_unserved_ = false;  // no driver serves the keystream cipher
 };
 
 }  // namespace cryptoaccel::provider
