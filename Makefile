@@ -139,7 +139,7 @@ test-openssl-newest: build
 # Without `build` as a prerequisite: beside the normal tests, the normal
 # build must not be configured again under them.
 openssl-newest-check:
-	JOBS=$(JOBS) $(TIMED) "openssl-$(OPENSSL_NEWEST): build and check" \
+	JOBS=$(JOBS) CRYPTOACCEL_OPENSSL_PROGRAMS=1 $(TIMED) "openssl-$(OPENSSL_NEWEST): build and check" \
 	  tests/openssl-versions/build-and-check $(OPENSSL_NEWEST) $(BUILD)/src/provider/cryptoaccel.so
 
 test-openssl-all: build

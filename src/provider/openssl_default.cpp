@@ -9,6 +9,7 @@
 
 #include "cryptoaccel/error.hpp"
 #include "function_tables.hpp"
+#include "libcrypto_binding.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -34,9 +35,12 @@ void note_libcrypto_ending() {
 
 OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
   if (libctx_ == nullptr) throw DriverFailure("cryptoaccel provider: OSSL_LIB_CTX_new failed");
-  // OpenSSL keeps the module that holds a handler loaded to the end, and
-  // runs the handlers first thing in OPENSSL_cleanup().
-  if (OPENSSL_atexit(note_libcrypto_ending) != 1) {
+  // OpenSSL 3 runs these handlers first thing in OPENSSL_cleanup() (the
+  // module is never unloaded: -z nodelete). OpenSSL 4 has neither the
+  // function nor ENGINEs.
+  using AtExit = int (*)(void (*)());
+  if (auto at_exit = reinterpret_cast<AtExit>(optional_libcrypto_function("OPENSSL_atexit"));
+      at_exit != nullptr && at_exit(note_libcrypto_ending) != 1) {
     OSSL_LIB_CTX_free(libctx_);
     throw DriverFailure("cryptoaccel provider: OPENSSL_atexit failed");
   }
