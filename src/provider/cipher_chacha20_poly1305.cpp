@@ -1,8 +1,9 @@
 // ChaCha20-Poly1305 with OpenSSL's EVP contract (the default provider's
 // cipher_chacha20_poly1305*.c is the reference): a message starts at the
 // first AAD or payload after the key or nonce was set and ends at final
-// (or with a TLS record); as there, a new message after final reuses the
-// nonce, which only the caller can prevent. TLS 1.2 records ("tlsaad")
+// (or with a TLS record). After final, a new message under the same nonce
+// is refused where the OpenSSL the module runs in refuses it (since 2026);
+// on earlier versions it reuses the nonce, as theirs does. TLS 1.2 records ("tlsaad")
 // use the nonce xor the record's sequence number (RFC 7905). The
 // cryptography is AeadMessage's.
 #include <openssl/core_dispatch.h>
@@ -51,6 +52,7 @@ class ChaChaPolyCtx {
     if (iv != nullptr) {
       std::copy(iv, iv + ivlen, nonce_.begin());
       counter_nonce_ = nonce_;
+      nonce_spent_ = false;
     }
     if (key != nullptr) {
       check_key_length(alg_, keylen);
@@ -66,6 +68,9 @@ class ChaChaPolyCtx {
 
   int update(std::uint8_t* out, std::size_t* outl, std::size_t outsz, const std::uint8_t* in,
              std::size_t inl) {
+    if (nonce_spent_ && pc_->openssl_default().contract().chacha_poly_nonce_once)
+      return fail(kReasonNotInitialised,
+                  "the nonce was used by the message that ended: set a new one");
     if (inl == 0) {  // only EVP_Cipher() and final make or check the tag
       *outl = 0;
       return 1;
@@ -78,6 +83,7 @@ class ChaChaPolyCtx {
   int final(std::uint8_t* out, std::size_t* outl, std::size_t) {
     if (!run(out, outl, nullptr, 0)) return 0;
     *outl = 0;
+    nonce_spent_ = true;
     return 1;
   }
 
@@ -126,6 +132,7 @@ class ChaChaPolyCtx {
       if (!read_size(pc_, p, n)) return 0;
       if (n != kNonceLen)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "the nonce is 12 bytes");
+      nonce_spent_ = false;  // OpenSSL's IV state starts again, as for a new nonce
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING) return bad_param(p);
@@ -280,6 +287,7 @@ class ChaChaPolyCtx {
   std::array<std::uint8_t, kNonceLen> nonce_{};          // as given (IV, tlsivfixed)
   std::array<std::uint8_t, kNonceLen> counter_nonce_{};  // in effect (xor a TLS sequence)
   bool in_message_ = false;
+  bool nonce_spent_ = false;  // a message under the nonce ended at final
   std::array<std::uint8_t, kTagLen> tag_{};  // computed (encrypt) or expected (decrypt)
   // 0 until a tag length is given, as OpenSSL reports it.
   std::size_t tag_len_ = 0;

@@ -115,7 +115,12 @@ class GcmCtx {
       return bad_param(p);
     for (const char* name : {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV}) {
       if ((p = OSSL_PARAM_locate(params, name)) == nullptr) continue;
-      if (iv_state_ == IvState::unset) return 0;
+      // Where OpenSSL makes an encryption's random IV when it is read
+      // before the first update, so does this; elsewhere there is none yet.
+      if (iv_state_ == IvState::unset &&
+          (!pc_->openssl_default().contract().gcm_iv_made_when_read || tls_aad_len_ ||
+           !make_random_iv()))
+        return 0;
       if (iv_len_ > p->data_size)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "IV buffer too small");
       if (!set_iv_param(p, iv_.data(), iv_len_)) return bad_param(p);
@@ -189,13 +194,7 @@ class GcmCtx {
     *outl = 0;
     if (tls_aad_len_) return tls_record(out, outl, in, inl);
     if (!message_.has_key() || iv_state_ == IvState::finished) return false;
-    if (iv_state_ == IvState::unset) {
-      // An encryption with no IV gets a random one of at least 96 bits.
-      if (!encrypt_ || iv_len_ < kDefaultIv ||
-          !pc_->openssl_default().random_bytes(iv_.data(), iv_len_, false))
-        return false;
-      iv_state_ = IvState::buffered;
-    }
+    if (iv_state_ == IvState::unset && !make_random_iv()) return false;
     if (iv_state_ == IvState::buffered) start_message();
     if (in != nullptr) {
       if (out == nullptr) {
@@ -216,6 +215,15 @@ class GcmCtx {
       if (!tag_len_ || !message_.finish_decrypt({buf_.data(), *tag_len_})) return false;
     }
     iv_state_ = IvState::finished;  // never reuse the IV
+    return true;
+  }
+
+  // An encryption with no IV gets a random one of at least 96 bits.
+  bool make_random_iv() {
+    if (!encrypt_ || iv_len_ < kDefaultIv ||
+        !pc_->openssl_default().random_bytes(iv_.data(), iv_len_, false))
+      return false;
+    iv_state_ = IvState::buffered;
     return true;
   }
 

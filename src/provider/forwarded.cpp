@@ -256,35 +256,69 @@ int chacha_update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
   return cipher_update<Id>(vctx, out, outl, outsize, in, inl);
 }
 
-int chacha_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  ForwardedCtx& c = *ctx_of(vctx);
-  const int ok = set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+// The tag's length counts however it was given: by EVP_CIPHER_CTX_set_params
+// or with the key (EVP_DecryptInit_ex2's parameters).
+void note_chacha_tag(ForwardedCtx& c, const OSSL_PARAM params[]) {
   const OSSL_PARAM* tag = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG);
-  if (ok && tag != nullptr && tag->data_size != 0) c.tag_length_given = true;
+  if (tag != nullptr && tag->data_size != 0) c.tag_length_given = true;
+}
+
+template <int Id>
+int chacha_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+                size_t ivlen, const OSSL_PARAM params[]) {
+  const int ok = cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
+  if (ok) note_chacha_tag(*ctx_of(vctx), params);
   return ok;
 }
 
-int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+int chacha_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  const int ok = set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+  if (ok) note_chacha_tag(*ctx_of(vctx), params);
+  return ok;
+}
+
+// Whether a fixed IV or invocation field among `params` fits the IV in
+// effect when OpenSSL reads it: the one an init gives (`init_ivlen`, 0 for
+// none), or an "ivlen" among the same parameters, which OpenSSL applies first.
+bool gcm_fixed_fits(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen) {
   ForwardedCtx& c = *ctx_of(vctx);
-  if (params != nullptr) {
-    std::size_t ivlen = 0;
+  if (params == nullptr) return true;
+  const OSSL_PARAM* fixed = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
+  const OSSL_PARAM* inv = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
+  // A length of -1 (SIZE_MAX) is the whole IV: OpenSSH's set-up.
+  const bool fixed_checked = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
+  if (!fixed_checked && inv == nullptr) return true;
+  std::size_t ivlen = 0;
+  const OSSL_PARAM* given = find_param(params, OSSL_CIPHER_PARAM_IVLEN);
+  bool known = given != nullptr && OSSL_PARAM_get_size_t(given, &ivlen);
+  if (!known && init_ivlen != 0) {
+    ivlen = init_ivlen;
+    known = true;
+  }
+  if (!known) {
     OSSL_PARAM query[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
                           OSSL_PARAM_END};
-    const OSSL_PARAM* fixed = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
-    const OSSL_PARAM* inv = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
-    // A length of -1 (SIZE_MAX) is the whole IV: OpenSSH's set-up.
-    const bool fixed_checked = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
-    if ((fixed_checked || inv != nullptr) &&
-        (!get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, query) ||
-         (fixed_checked && fixed->data_size > ivlen) ||
-         (inv != nullptr && inv->data_size > ivlen))) {
-      CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
-                             "aes-gcm: a fixed IV or invocation field longer than the %zu-byte IV",
-                             ivlen);
-      return 0;
-    }
+    known = get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, query) != 0;
   }
+  if (known && !(fixed_checked && fixed->data_size > ivlen) &&
+      !(inv != nullptr && inv->data_size > ivlen))
+    return true;
+  CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
+                         "aes-gcm: a fixed IV or invocation field longer than the %zu-byte IV",
+                         ivlen);
+  return false;
+}
+
+int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  if (!gcm_fixed_fits(vctx, params, 0)) return 0;
   return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+}
+
+template <int Id>
+int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
+             size_t ivlen, const OSSL_PARAM params[]) {
+  if (!gcm_fixed_fits(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
+  return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
 }
 
 int digest_init(void* vctx, const OSSL_PARAM params[]) {
@@ -350,10 +384,22 @@ void (*forwarded_function(int operation, int id, std::size_t slot, Guard guard))
         return fn(&chacha_final);
       case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
         return fn(&chacha_set_ctx_params);
+      case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
+        return fn(&chacha_init<OSSL_FUNC_CIPHER_ENCRYPT_INIT>);
+      case OSSL_FUNC_CIPHER_DECRYPT_INIT:
+        return fn(&chacha_init<OSSL_FUNC_CIPHER_DECRYPT_INIT>);
     }
   }
-  if (operation == OSSL_OP_CIPHER && guard == Guard::gcm && id == OSSL_FUNC_CIPHER_SET_CTX_PARAMS)
-    return fn(&gcm_set_ctx_params);
+  if (operation == OSSL_OP_CIPHER && guard == Guard::gcm) {
+    switch (id) {
+      case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
+        return fn(&gcm_set_ctx_params);
+      case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
+        return fn(&gcm_init<OSSL_FUNC_CIPHER_ENCRYPT_INIT>);
+      case OSSL_FUNC_CIPHER_DECRYPT_INIT:
+        return fn(&gcm_init<OSSL_FUNC_CIPHER_DECRYPT_INIT>);
+    }
+  }
   switch (operation) {
     case OSSL_OP_CIPHER:
       switch (id) {

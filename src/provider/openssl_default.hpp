@@ -55,6 +55,19 @@ class OpenSslDefault {
   // `secret` draws from the private DRBG (keys), else the public one (IVs).
   bool random_bytes(std::uint8_t* out, std::size_t n, bool secret) noexcept;
 
+  // What the OpenSSL this module runs in does where its versions differ,
+  // for the framework path to do the same: probed once on OpenSSL's own
+  // implementations here.
+  struct Contract {
+    // AES-GCM: reading the IV of an encryption given none makes the random
+    // one there and then (OpenSSL 4.0; 3.x refuses the read).
+    bool gcm_iv_made_when_read = false;
+    // ChaCha20-Poly1305: after final, no payload until a new nonce is set
+    // (OpenSSL since 2026; earlier a second message reuses the nonce).
+    bool chacha_poly_nonce_once = false;
+  };
+  const Contract& contract();
+
   // One request of `bytes` served here for `what` ("aes-128-gcm",
   // "hmac(SHA3-256)").
   void count(const std::string& what, std::size_t bytes);
@@ -66,6 +79,8 @@ class OpenSslDefault {
   OSSL_PROVIDER* default_ = nullptr;  // loaded in libctx_, kept for its tables
   OSSL_PROVIDER* legacy_ = nullptr;   // loaded where installed; may be null
   mutable std::mutex mutex_;
+  std::once_flag contract_once_;
+  Contract contract_;
   std::map<std::string, EVP_CIPHER*, std::less<>> ciphers_;
   struct Usage {
     std::uint64_t requests = 0, bytes = 0;

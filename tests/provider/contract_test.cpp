@@ -419,4 +419,70 @@ TEST_F(Contract, HmacWithoutDigestOrWithANullKeyIsRefused) {
   }
 }
 
+// EVP_DecryptInit_ex2 with the tag among its parameters (OpenSSL 4.0's
+// evp_extra_test does it): the tag counts as given, and final checks it.
+TEST_F(Contract, ChaCha20Poly1305TagGivenWithTheKeyIsChecked) {
+  for (bool forge : {false, true}) {
+    const auto [a, b] = both("ChaCha20-Poly1305", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c,
+                                                      Trace& t) {
+      Bytes ct(kData.size()), pt(kData.size()), tag(16);
+      int n = 0;
+      t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+      t.add(EVP_EncryptUpdate(ctx, ct.data(), &n, kData.data(), static_cast<int>(kData.size())));
+      t.add(EVP_EncryptFinal_ex(ctx, ct.data(), &n));
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+      if (forge) tag[3] ^= 1;
+      OSSL_PARAM params[] = {
+          OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag.data(), tag.size()),
+          OSSL_PARAM_construct_end()};
+      t.add(EVP_DecryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), params));
+      t.add(EVP_DecryptUpdate(ctx, pt.data(), &n, ct.data(), 30));
+      t.add(EVP_DecryptUpdate(ctx, pt.data() + 30, &n, ct.data() + 30,
+                              static_cast<int>(ct.size() - 30)));
+      t.add(EVP_DecryptFinal_ex(ctx, pt.data(), &n));
+      t.add(pt.data(), pt.size());
+    });
+    EXPECT_EQ(a, b) << (forge ? "forged" : "genuine") << where_bytes_differ(a, b);
+  }
+}
+
+// After final, another message under the same nonce: refused where the
+// running OpenSSL refuses it, and a new nonce starts one.
+TEST_F(Contract, ChaCha20Poly1305NonceAfterFinalAsTheRunningOpenSsl) {
+  const auto [a, b] = both("ChaCha20-Poly1305", [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes out(kData.size());
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));
+    t.add(EVP_EncryptFinal_ex(ctx, out.data(), &n));
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));  // the same nonce
+    t.add(EVP_EncryptInit_ex2(ctx, nullptr, kKey32.data(), nullptr, nullptr));  // key only
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));
+    const Bytes nonce(12, 0x77);
+    t.add(EVP_EncryptInit_ex2(ctx, nullptr, nullptr, nonce.data(), nullptr));
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));
+    t.add(out.data(), static_cast<std::size_t>(n));
+    t.add(EVP_EncryptFinal_ex(ctx, out.data(), &n));
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
+}
+
+// The IV of a GCM encryption given none, read before the first update:
+// made there and then where the running OpenSSL makes it, and then the one
+// the message uses.
+TEST_F(Contract, GcmIvReadBeforeTheFirstUpdateAsTheRunningOpenSsl) {
+  const auto [a, b] = both("AES-256-GCM", [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes first(12), later(12), out(kData.size());
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), nullptr, nullptr));
+    const int read = EVP_CIPHER_CTX_get_original_iv(ctx, first.data(), first.size());
+    t.add(read);
+    t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 40));
+    t.add(EVP_CIPHER_CTX_get_original_iv(ctx, later.data(), later.size()));
+    t.add(EVP_CIPHER_CTX_get_updated_iv(ctx, later.data(), later.size()));
+    if (read == 1) t.add(first == later);
+  });
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
