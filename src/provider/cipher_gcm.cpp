@@ -63,6 +63,9 @@ class GcmCtx {
     if (iv != nullptr) {
       if (ivlen == 0 || ivlen > kMaxIv)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "IV of 0 or over 128 bytes");
+      if (ivlen < kExplicitIv && iv_generator_)
+        return fail(static_cast<int>(ErrorCode::invalid_iv_length),
+                    "TLS records (a 'tlsivfixed' was given) need an IV of at least 8 bytes");
       iv_len_ = ivlen;
       std::copy(iv, iv + ivlen, iv_.begin());
       iv_state_ = IvState::buffered;
@@ -160,6 +163,9 @@ class GcmCtx {
       if (!read_size(pc_, p, n)) return 0;
       if (n == 0 || n > kMaxIv)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "IV of 0 or over 128 bytes");
+      if (n < kExplicitIv && iv_generator_)
+        return fail(static_cast<int>(ErrorCode::invalid_iv_length),
+                    "TLS records (a 'tlsivfixed' was given) need an IV of at least 8 bytes");
       if (n != iv_len_) {
         // An IV given for the old length must not be used padded or cut.
         if (iv_state_ != IvState::unset) iv_state_ = IvState::finished;
@@ -169,6 +175,9 @@ class GcmCtx {
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING)
         return fail(kReasonBadParameter, "'tlsaad' must be an octet string");
+      if (iv_len_ < kExplicitIv)
+        return fail(static_cast<int>(ErrorCode::invalid_iv_length),
+                    "TLS records need an IV of at least 8 bytes");
       const std::size_t pad = tls_init(static_cast<const std::uint8_t*>(p->data), p->data_size);
       if (pad == 0) return fail(kReasonBadParameter, "TLS AAD of a wrong length or length field");
       tls_aad_pad_ = pad;
@@ -251,14 +260,16 @@ class GcmCtx {
     return kTagLen;
   }
 
-  // -1 (what OpenSSH passes) restores the whole IV; otherwise a fixed field
-  // of at least 4 bytes leaves at least 8 for the invocation field, which an
-  // encryption starts at random. Longer than the IV is refused.
+  // -1 (what OpenSSH passes) restores the whole IV, of at least 8 bytes;
+  // otherwise a fixed field of at least 4 bytes leaves at least 8 for the
+  // invocation field, which an encryption starts at random. Longer than the
+  // IV is refused.
   bool set_fixed_iv(const OSSL_PARAM* p) {
     const std::size_t n = p->data_size;
     const auto* fixed = static_cast<const std::uint8_t*>(p->data);
     if (fixed == nullptr) return false;
     if (n == kWholeIv) {
+      if (iv_len_ < kExplicitIv) return false;  // no room for a record's explicit IV
       std::copy(fixed, fixed + iv_len_, iv_.begin());
     } else {
       if (n < kFixedIv || n > iv_len_ || iv_len_ - n < kExplicitIv) return false;

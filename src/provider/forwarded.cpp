@@ -30,6 +30,9 @@ struct ForwardedCtx {
   bool keyed = false;
   bool decrypting = false;
   bool tag_length_given = false;
+  // GCM: a fixed IV or "tlsaad" was taken, so OpenSSL's record code may
+  // run on the IV (see kGcmExplicitIv).
+  bool gcm_tls = false;
 };
 
 ForwardedCtx* ctx_of(void* vctx) {
@@ -187,10 +190,10 @@ int cipher_init(void* vctx, const unsigned char* key, size_t keylen, const unsig
   ForwardedCtx* c = ctx_of(vctx);
   const int ok = inner_function<OSSL_FUNC_cipher_encrypt_init_fn>(*c->algorithm, Id)(
       c->inner, key, keylen, iv, ivlen, params);
-  if (ok) {
-    c->keyed = c->keyed || key != nullptr;
-    c->decrypting = Id == OSSL_FUNC_CIPHER_DECRYPT_INIT;
-  }
+  if (ok) c->keyed = c->keyed || key != nullptr;
+  // The direction even of a refused init: OpenSSL's contexts take it before
+  // they check the parameters, and EVP calls only that direction after.
+  c->decrypting = Id == OSSL_FUNC_CIPHER_DECRYPT_INIT;
   return ok;
 }
 
@@ -277,48 +280,88 @@ int chacha_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   return ok;
 }
 
-// Whether a fixed IV or invocation field among `params` fits the IV in
-// effect when OpenSSL reads it: the one an init gives (`init_ivlen`, 0 for
-// none), or an "ivlen" among the same parameters, which OpenSSL applies first.
-bool gcm_fixed_fits(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen) {
+// TLS records over GCM (a fixed IV, an invocation field, "tlsaad") need
+// an IV of at least the 8-byte explicit part each record carries: OpenSSL
+// 3.0 copies that part to the IV's end without checking, and with a
+// shorter IV writes over its context's direction and turns a decryption
+// into an encryption, which then "succeeds" on any forged record.
+constexpr std::size_t kGcmExplicitIv = 8;
+
+// The IV length in effect when OpenSSL reads `params`: an "ivlen" among
+// them (OpenSSL applies it first), else the one an init gives
+// (`init_ivlen`, 0 for none), else the context's. False when unknown.
+bool gcm_ivlen_for(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen,
+                   std::size_t& ivlen) {
+  const OSSL_PARAM* given = find_param(params, OSSL_CIPHER_PARAM_IVLEN);
+  if (given != nullptr && OSSL_PARAM_get_size_t(given, &ivlen)) return true;
+  if (init_ivlen != 0) {
+    ivlen = init_ivlen;
+    return true;
+  }
+  OSSL_PARAM query[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
+                        OSSL_PARAM_END};
+  return get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, query) != 0;
+}
+
+// Whether the parameters (of a set_params, or an init's with its IV length)
+// keep the IV fit for TLS records once there are any: a fixed IV or
+// invocation field no longer than the IV, and, with one of them, "tlsaad"
+// or a record set-up already taken, an IV of at least the explicit part.
+bool gcm_tls_params_fit(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen) {
   ForwardedCtx& c = *ctx_of(vctx);
-  if (params == nullptr) return true;
   const OSSL_PARAM* fixed = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
   const OSSL_PARAM* inv = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
+  const OSSL_PARAM* aad = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
+  const bool tls = fixed != nullptr || inv != nullptr || aad != nullptr;
+  const bool resized = init_ivlen != 0 || find_param(params, OSSL_CIPHER_PARAM_IVLEN) != nullptr;
+  if (!tls && !(c.gcm_tls && resized)) return true;
   // A length of -1 (SIZE_MAX) is the whole IV: OpenSSH's set-up.
-  const bool fixed_checked = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
-  if (!fixed_checked && inv == nullptr) return true;
+  const bool fixed_sized = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
   std::size_t ivlen = 0;
-  const OSSL_PARAM* given = find_param(params, OSSL_CIPHER_PARAM_IVLEN);
-  bool known = given != nullptr && OSSL_PARAM_get_size_t(given, &ivlen);
-  if (!known && init_ivlen != 0) {
-    ivlen = init_ivlen;
-    known = true;
-  }
-  if (!known) {
-    OSSL_PARAM query[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
-                          OSSL_PARAM_END};
-    known = get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, query) != 0;
-  }
-  if (known && !(fixed_checked && fixed->data_size > ivlen) &&
-      !(inv != nullptr && inv->data_size > ivlen))
+  if (gcm_ivlen_for(vctx, params, init_ivlen, ivlen) && ivlen >= kGcmExplicitIv &&
+      !(fixed_sized && fixed->data_size > ivlen) && !(inv != nullptr && inv->data_size > ivlen))
     return true;
   CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
-                         "aes-gcm: a fixed IV or invocation field longer than the %zu-byte IV",
+                         "aes-gcm: TLS records need an IV of at least 8 bytes that holds the "
+                         "fixed IV and the invocation field; this one has %zu",
                          ivlen);
   return false;
 }
 
+// Whether `params` start TLS records: OpenSSL's context keeps a fixed IV
+// (its iv_gen) and record state across later calls.
+bool gcm_starts_tls(const OSSL_PARAM params[]) {
+  return find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != nullptr ||
+         find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != nullptr;
+}
+
 int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  if (!gcm_fixed_fits(vctx, params, 0)) return 0;
+  if (!gcm_tls_params_fit(vctx, params, 0)) return 0;
+  ctx_of(vctx)->gcm_tls = ctx_of(vctx)->gcm_tls || gcm_starts_tls(params);
   return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
 }
 
 template <int Id>
 int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
              size_t ivlen, const OSSL_PARAM params[]) {
-  if (!gcm_fixed_fits(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
+  if (!gcm_tls_params_fit(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
+  ctx_of(vctx)->gcm_tls = ctx_of(vctx)->gcm_tls || gcm_starts_tls(params);
   return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
+}
+
+// "tlsivgen" steps the IV's last 8 bytes: refused on a shorter IV.
+int gcm_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+  if (find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN) != nullptr) {
+    std::size_t ivlen = 0;
+    if (!gcm_ivlen_for(vctx, nullptr, 0, ivlen) || ivlen < kGcmExplicitIv) {
+      CRYPTOACCEL_GUARD_FAIL(*ctx_of(vctx), static_cast<int>(ErrorCode::invalid_iv_length),
+                             "aes-gcm: an invocation field needs an IV of at least 8 bytes, "
+                             "not %zu",
+                             ivlen);
+      return 0;
+    }
+  }
+  return get_ctx_params<OSSL_FUNC_CIPHER_GET_CTX_PARAMS>(vctx, params);
 }
 
 int digest_init(void* vctx, const OSSL_PARAM params[]) {
@@ -394,6 +437,8 @@ void (*forwarded_function(int operation, int id, std::size_t slot, Guard guard))
     switch (id) {
       case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
         return fn(&gcm_set_ctx_params);
+      case OSSL_FUNC_CIPHER_GET_CTX_PARAMS:
+        return fn(&gcm_get_ctx_params);
       case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
         return fn(&gcm_init<OSSL_FUNC_CIPHER_ENCRYPT_INIT>);
       case OSSL_FUNC_CIPHER_DECRYPT_INIT:

@@ -33,6 +33,46 @@ void note_libcrypto_ending() {
   libcrypto_ending.store(true);
 }
 
+// Whether OpenSSL's `name` in `libctx`, encrypting under `iv` (null: none
+// given), does `probe` (which returns 1 when it does). The probe's errors
+// stay off the caller's error queue.
+template <typename Probe>
+bool cipher_does(OSSL_LIB_CTX* libctx, const char* name, const unsigned char* iv, Probe probe) {
+  static const unsigned char kKey[32] = {};
+  EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, name, nullptr);
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  ERR_set_mark();
+  const bool does = cipher != nullptr && ctx != nullptr &&
+                    EVP_CipherInit_ex2(ctx, cipher, kKey, iv, 1, nullptr) == 1 && probe(ctx) == 1;
+  ERR_pop_to_mark();
+  EVP_CIPHER_CTX_free(ctx);
+  EVP_CIPHER_free(cipher);
+  return does;
+}
+
+OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
+  OpenSslDefault::Contract contract;
+  contract.gcm_iv_made_when_read =
+      cipher_does(libctx, "AES-128-GCM", nullptr, [](EVP_CIPHER_CTX* ctx) {
+        unsigned char iv[12];
+        OSSL_PARAM params[] = {
+            OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_IV, iv, sizeof iv),
+            OSSL_PARAM_construct_end()};
+        return EVP_CIPHER_CTX_get_params(ctx, params);
+      });
+  static const unsigned char kNonce[12] = {};
+  contract.chacha_poly_nonce_once =
+      cipher_does(libctx, "ChaCha20-Poly1305", kNonce, [](EVP_CIPHER_CTX* ctx) {
+        unsigned char in[1] = {}, out[16];
+        int n = 0;
+        const bool second_refused = EVP_CipherUpdate(ctx, out, &n, in, 1) == 1 &&
+                                    EVP_CipherFinal_ex(ctx, out, &n) == 1 &&
+                                    EVP_CipherUpdate(ctx, out, &n, in, 1) != 1;
+        return second_refused ? 1 : 0;
+      });
+  return contract;
+}
+
 }  // namespace
 
 OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
@@ -56,6 +96,7 @@ OpenSslDefault::OpenSslDefault() : libctx_(OSSL_LIB_CTX_new()) {
   // it does without cryptoaccel. Without it they fail as they would there.
   legacy_ = OSSL_PROVIDER_try_load(libctx_, "legacy", 1);
   ERR_clear_error();
+  contract_ = probe_contract(libctx_);
 }
 
 OpenSslDefault::~OpenSslDefault() {
@@ -75,52 +116,6 @@ bool OpenSslDefault::random_bytes(std::uint8_t* out, std::size_t n, bool secret)
   if (n == 0) return true;
   return (secret ? RAND_priv_bytes_ex(libctx_, out, n, 0) : RAND_bytes_ex(libctx_, out, n, 0)) == 1;
 }
-
-namespace {
-
-// Whether OpenSSL's `name` in `libctx`, encrypting under `iv` (null: none
-// given), does `probe` (which returns 1 when it does). The probe's errors
-// stay off the caller's error queue.
-template <typename Probe>
-bool cipher_does(OSSL_LIB_CTX* libctx, const char* name, const unsigned char* iv, Probe probe) {
-  static const unsigned char kKey[32] = {};
-  EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, name, nullptr);
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  ERR_set_mark();
-  const bool does = cipher != nullptr && ctx != nullptr &&
-                    EVP_CipherInit_ex2(ctx, cipher, kKey, iv, 1, nullptr) == 1 && probe(ctx) == 1;
-  ERR_pop_to_mark();
-  EVP_CIPHER_CTX_free(ctx);
-  EVP_CIPHER_free(cipher);
-  return does;
-}
-
-}  // namespace
-
-const OpenSslDefault::Contract& OpenSslDefault::contract() {
-  std::call_once(contract_once_, [this] {
-    contract_.gcm_iv_made_when_read =
-        cipher_does(libctx_, "AES-128-GCM", nullptr, [](EVP_CIPHER_CTX* ctx) {
-          unsigned char iv[12];
-          OSSL_PARAM params[] = {
-              OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_IV, iv, sizeof iv),
-              OSSL_PARAM_construct_end()};
-          return EVP_CIPHER_CTX_get_params(ctx, params);
-        });
-    static const unsigned char kNonce[12] = {};
-    contract_.chacha_poly_nonce_once =
-        cipher_does(libctx_, "ChaCha20-Poly1305", kNonce, [](EVP_CIPHER_CTX* ctx) {
-          unsigned char in[1] = {}, out[16];
-          int n = 0;
-          const bool second_refused = EVP_CipherUpdate(ctx, out, &n, in, 1) == 1 &&
-                                      EVP_CipherFinal_ex(ctx, out, &n) == 1 &&
-                                      EVP_CipherUpdate(ctx, out, &n, in, 1) != 1;
-          return second_refused ? 1 : 0;
-        });
-  });
-  return contract_;
-}
-
 const OSSL_DISPATCH* OpenSslDefault::implementation(int operation,
                                                     std::string_view name) const noexcept {
   int no_cache = 0;

@@ -56,8 +56,9 @@ class OpenSslDefault {
   bool random_bytes(std::uint8_t* out, std::size_t n, bool secret) noexcept;
 
   // What the OpenSSL this module runs in does where its versions differ,
-  // for the framework path to do the same: probed once on OpenSSL's own
-  // implementations here.
+  // for the framework path to do the same: probed on OpenSSL's own
+  // implementations here when the provider starts, before any application
+  // thread can fork while the probe holds one of this context's locks.
   struct Contract {
     // AES-GCM: reading the IV of an encryption given none makes the random
     // one there and then (OpenSSL 4.0; 3.x refuses the read).
@@ -66,7 +67,7 @@ class OpenSslDefault {
     // (OpenSSL since 2026; earlier a second message reuses the nonce).
     bool chacha_poly_nonce_once = false;
   };
-  const Contract& contract();
+  const Contract& contract() const noexcept { return contract_; }
 
   // One request of `bytes` served here for `what` ("aes-128-gcm",
   // "hmac(SHA3-256)").
@@ -79,7 +80,6 @@ class OpenSslDefault {
   OSSL_PROVIDER* default_ = nullptr;  // loaded in libctx_, kept for its tables
   OSSL_PROVIDER* legacy_ = nullptr;   // loaded where installed; may be null
   mutable std::mutex mutex_;
-  std::once_flag contract_once_;
   Contract contract_;
   std::map<std::string, EVP_CIPHER*, std::less<>> ciphers_;
   struct Usage {

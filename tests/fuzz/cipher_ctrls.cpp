@@ -37,7 +37,7 @@ void CipherSequence::set_ivlen(const Record& r) {
   static constexpr int kLens[] = {-1, 0,  1,  4,  7,  8,  11,  12,  13,
                                   15, 16, 17, 24, 32, 64, 128, 129, 1024};
   const int len = r.pick(0, kLens);
-  if (gcm_ && tls_aad_tried_ && len < 8) return;  // as in tls_aad()
+  if (gcm_ && (tls_aad_tried_ || iv_fixed_tried_) && len < 8) return;  // as in tls_aad()
   const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN, len,
                               {}, true) > 0;
   if (ok) iv_length_ = len;
@@ -54,10 +54,15 @@ void CipherSequence::iv_fixed(const Record& r) {
   // part longer than the IV makes the default provider fill ~2^64 random
   // bytes past its context. Not asked of either side.
   if (gcm_ && len > 0 && have_cipher() && len > EVP_CIPHER_CTX_get_iv_length(ctx(kSideA))) return;
+  // A whole IV shorter than a record's 8-byte explicit part: OpenSSL 3.0
+  // takes it, and its records then write in front of the IV (as in
+  // tls_aad()). Not asked of either side; cryptoaccel refuses it.
+  if (gcm_ && len == -1 && iv_length_ < 8) return;
   const bool encrypting = !decrypting();
   // -1 (the whole IV) has its own name, to be skipped apart.
   const char* op = len == -1 ? "iv_fixed_whole" : "iv_fixed";
   if (!filter_->allows(op)) return;
+  iv_fixed_tried_ = true;
   const bool ok = run_ctrl_in(op, "EVP_CTRL_GCM_SET_IV_FIXED", EVP_CTRL_GCM_SET_IV_FIXED, len,
                               derived_bytes(r.data_seed, kCtrlBuffer, 3)) > 0;
   // -1 sets the whole IV; a fixed part leaves the rest as it was, drawn

@@ -115,7 +115,7 @@ void CipherSequence::init(const Record& r) {
 // on purpose (docs/provider.md, "Where cryptoaccel differs on purpose").
 void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_key, bool with_iv) {
   if (with_cipher) {  // a new context: its tag length and key are unset
-    chacha_keyed_ = chacha_tag_length_ = iv_given_ = tls_aad_tried_ = false;
+    chacha_keyed_ = chacha_tag_length_ = iv_given_ = tls_aad_tried_ = iv_fixed_tried_ = false;
     keyed_direction_ = -1;
     iv_length_ = 12;
   }

@@ -139,6 +139,7 @@ class CipherSequence {
   std::size_t held_back_ = 0;   // bytes in, less bytes out, since init
   bool iv_given_ = false;       // since the context was made
   bool tls_aad_tried_ = false;  // since the context was made
+  bool iv_fixed_tried_ = false;  // likewise
   int iv_length_ = 12;          // GCM: what SET_IVLEN last set
   const OpFilter* filter_ = nullptr;
 };

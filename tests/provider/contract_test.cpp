@@ -333,6 +333,60 @@ TEST_F(Contract, FixedIvLongerThanTheIvIsRefused) {
 
 // HMAC is fetched from cryptoaccel whatever the digest: those no driver
 // offers are served by OpenSSL's own HMAC, with the same answers.
+// OpenSSL 3.0 copies a TLS record's 8-byte explicit IV to the end of the
+// IV: with a shorter IV it writes over its context's direction, and a
+// forged record then "decrypts". Every way to get there is refused.
+TEST_F(Contract, TlsRecordsOnAnIvShorterThanTheirExplicitPartAreRefused) {
+  CipherPtr mine(ours("AES-128-GCM"), &EVP_CIPHER_free);
+  Bytes aad = {0, 0, 0, 0, 0, 0, 0, 1, 23, 3, 3, 0, 56};
+  for (std::size_t ivlen = 1; ivlen < 8; ++ivlen) {
+    auto ctx = new_ctx();
+    OSSL_PARAM length[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
+                           OSSL_PARAM_construct_end()};
+    ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), mine.get(), nullptr, nullptr, length), 1) << ivlen;
+    ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), nullptr, kKey32.data(), nullptr, nullptr), 1);
+    Bytes iv(ivlen, 1);
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, iv.data()), 0)
+        << ivlen;
+    EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad.data()), 0) << ivlen;
+  }
+  // A record set-up on a 12-byte IV, then the IV shortened: refused too,
+  // by set_params and by an init's IV, and "tlsivgen" on the short IV.
+  auto ctx = new_ctx();
+  Bytes iv(12, 1), record(56, 0x33);
+  ASSERT_EQ(EVP_DecryptInit_ex2(ctx.get(), mine.get(), kKey32.data(), nullptr, nullptr), 1);
+  ASSERT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_IV_FIXED, -1, iv.data()), 1);
+  EXPECT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_IVLEN, 4, nullptr), 0);
+  std::size_t four = 4;
+  OSSL_PARAM length[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &four),
+                         OSSL_PARAM_construct_end()};
+  EXPECT_EQ(EVP_DecryptInit_ex2(ctx.get(), nullptr, nullptr, nullptr, length), 0);
+  ASSERT_EQ(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_TLS1_AAD, 13, aad.data()), 16);
+  EXPECT_EQ(EVP_Cipher(ctx.get(), record.data(), record.data(), record.size()), -1)
+      << "a forged record";
+}
+
+// A decryption whose init was refused (a tag of a bad length among its
+// parameters) has no tag: its final fails, as any decryption without one.
+TEST_F(Contract, ChaCha20Poly1305DecryptionAfterARefusedInitNeedsItsTag) {
+  CipherPtr mine(ours("ChaCha20-Poly1305"), &EVP_CIPHER_free);
+  for (std::size_t taglen : {0, 17}) {
+    auto ctx = new_ctx();
+    Bytes out(64), tag(taglen + 1, 9), forged(64, 0x41);
+    int n = 0;
+    ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), mine.get(), kKey32.data(), kIv16.data(), nullptr), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &n, kData.data(), 64), 1);
+    ASSERT_EQ(EVP_EncryptFinal_ex(ctx.get(), out.data(), &n), 1);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag.data(), taglen),
+        OSSL_PARAM_construct_end()};
+    EXPECT_EQ(EVP_DecryptInit_ex2(ctx.get(), nullptr, kKey32.data(), kIv16.data(), params), 0);
+    EXPECT_EQ(EVP_DecryptUpdate(ctx.get(), out.data(), &n, forged.data(), 64), 1);
+    EXPECT_EQ(EVP_DecryptFinal_ex(ctx.get(), out.data(), &n), 0) << "tag of " << taglen;
+    ERR_clear_error();
+  }
+}
+
 TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
   for (const char* digest :
        {"SHA3-256", "SHA2-512/256", "SHA2-512/224", "BLAKE2B-512", "SM3", "SHA2-256"}) {
