@@ -307,20 +307,26 @@ bool gcm_ivlen_for(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen
 // keep the IV fit for TLS records once there are any: a fixed IV or
 // invocation field no longer than the IV, and, with one of them, "tlsaad"
 // or a record set-up already taken, an IV of at least the explicit part.
-bool gcm_tls_params_fit(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen) {
+// A fitting fixed IV or "tlsaad" marks the context as set up for records.
+bool gcm_tls_guard(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen) {
   ForwardedCtx& c = *ctx_of(vctx);
   const OSSL_PARAM* fixed = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED);
   const OSSL_PARAM* inv = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV);
   const OSSL_PARAM* aad = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD);
-  const bool tls = fixed != nullptr || inv != nullptr || aad != nullptr;
   const bool resized = init_ivlen != 0 || find_param(params, OSSL_CIPHER_PARAM_IVLEN) != nullptr;
-  if (!tls && !(c.gcm_tls && resized)) return true;
+  // A record's "tlsaad" on a context set up for records: its IV was
+  // checked then and cannot have shrunk since (no query per record).
+  if (fixed == nullptr && inv == nullptr && (aad == nullptr || c.gcm_tls) &&
+      !(c.gcm_tls && resized))
+    return true;
   // A length of -1 (SIZE_MAX) is the whole IV: OpenSSH's set-up.
   const bool fixed_sized = fixed != nullptr && fixed->data_size != static_cast<size_t>(-1);
   std::size_t ivlen = 0;
   if (gcm_ivlen_for(vctx, params, init_ivlen, ivlen) && ivlen >= kGcmExplicitIv &&
-      !(fixed_sized && fixed->data_size > ivlen) && !(inv != nullptr && inv->data_size > ivlen))
+      !(fixed_sized && fixed->data_size > ivlen) && !(inv != nullptr && inv->data_size > ivlen)) {
+    c.gcm_tls = c.gcm_tls || fixed != nullptr || aad != nullptr;
     return true;
+  }
   CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
                          "aes-gcm: TLS records need an IV of at least 8 bytes that holds the "
                          "fixed IV and the invocation field; this one has %zu",
@@ -328,24 +334,15 @@ bool gcm_tls_params_fit(void* vctx, const OSSL_PARAM params[], std::size_t init_
   return false;
 }
 
-// Whether `params` start TLS records: OpenSSL's context keeps a fixed IV
-// (its iv_gen) and record state across later calls.
-bool gcm_starts_tls(const OSSL_PARAM params[]) {
-  return find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) != nullptr ||
-         find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) != nullptr;
-}
-
 int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  if (!gcm_tls_params_fit(vctx, params, 0)) return 0;
-  ctx_of(vctx)->gcm_tls = ctx_of(vctx)->gcm_tls || gcm_starts_tls(params);
+  if (!gcm_tls_guard(vctx, params, 0)) return 0;
   return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
 }
 
 template <int Id>
 int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
              size_t ivlen, const OSSL_PARAM params[]) {
-  if (!gcm_tls_params_fit(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
-  ctx_of(vctx)->gcm_tls = ctx_of(vctx)->gcm_tls || gcm_starts_tls(params);
+  if (!gcm_tls_guard(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
   return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
 }
 
