@@ -1,8 +1,17 @@
-// The /dev/crypto ABI of cryptodev-linux (1.14), x86_64, written from the
+// The /dev/crypto ABI of cryptodev-linux (1.14), written from the
 // documented facts (ioctl numbers, struct layouts, algorithm ids). Shared by
 // the cryptodev driver (a client of the ABI) and the devcrypto server (an
-// implementation of it). Pointer fields are kept as 64-bit integers: to the
+// implementation of it).
+//
+// The structs hold pointers, so the ABI has two layouts: a 64-bit program's
+// (x86_64, arm64, s390x...) and a 32-bit program's (i386, armhf), whose
+// structs are smaller and whose ioctl numbers therefore differ (the size is
+// part of the number). Each struct is written once over its pointer type:
+// Layout64 and Layout32 name both, and the unprefixed names (SessionOp,
+// kCiocCrypt...) are this program's own. Pointer fields are integers: to the
 // server they are addresses in another process, never to be dereferenced.
+// A 64-bit server serves 32-bit programs too (cryptodev-linux's compat
+// ioctls; src/devcrypto/compat.hpp).
 #pragma once
 
 #include <linux/ioctl.h>
@@ -10,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include "cryptoaccel/algorithm.hpp"
 
@@ -59,47 +69,106 @@ inline constexpr std::size_t kMaxHmacKey = 512;   // CRYPTO_HMAC_MAX_KEY_LEN
 inline constexpr std::size_t kMaxAlgorithmName = 64;
 inline constexpr std::uint32_t kSessionInfoHardware = 1;  // SIOP_FLAG_KERNEL_DRIVER_ONLY
 
-struct SessionOp {
-  std::uint32_t cipher;
-  std::uint32_t mac;
-  std::uint32_t keylen;
-  std::uint64_t key;
-  std::uint32_t mackeylen;
-  std::uint64_t mackey;
-  std::uint32_t ses;
+// The structs, over the pointer type of one layout.
+template <class Pointer>
+struct Layout {
+  struct SessionOp {
+    std::uint32_t cipher;
+    std::uint32_t mac;
+    std::uint32_t keylen;
+    Pointer key;
+    std::uint32_t mackeylen;
+    Pointer mackey;
+    std::uint32_t ses;
+  };
+
+  struct CryptOp {
+    std::uint32_t ses;
+    std::uint16_t op;
+    std::uint16_t flags;
+    std::uint32_t len;
+    Pointer src;
+    Pointer dst;
+    Pointer mac;
+    Pointer iv;
+  };
+
+  struct CryptAuthOp {
+    std::uint32_t ses;
+    std::uint16_t op;
+    std::uint16_t flags;
+    std::uint32_t len;
+    std::uint32_t auth_len;
+    Pointer auth_src;
+    Pointer src;
+    Pointer dst;
+    Pointer tag;
+    std::uint32_t tag_len;
+    Pointer iv;
+    std::uint32_t iv_len;
+  };
+
+  // OCF's asymmetric interface (CIOCKEY): an operation on big numbers, each
+  // a little-endian byte string of crp_nbits bits ((crp_nbits + 7) / 8
+  // bytes), the inputs first, then the outputs.
+  struct CrParam {
+    Pointer crp_p;
+    std::uint32_t crp_nbits;
+  };
+  static constexpr std::size_t kMaxKeyParams = 8;  // CRK_MAXPARAM
+  struct CryptKop {
+    std::uint32_t crk_op;
+    std::uint32_t crk_status;
+    std::uint16_t crk_iparams;
+    std::uint16_t crk_oparams;
+    std::uint32_t crk_pad1;
+    CrParam crk_param[kMaxKeyParams];
+  };
+
+  static constexpr unsigned long kCiocGSession = _IOWR('c', 102, SessionOp);
+  static constexpr unsigned long kCiocCrypt = _IOWR('c', 104, CryptOp);
+  static constexpr unsigned long kCiocKey = _IOWR('c', 105, CryptKop);
+  static constexpr unsigned long kCiocAuthCrypt = _IOWR('c', 109, CryptAuthOp);
+  // The asynchronous interface: queue a CIOCCRYPT request, fetch the oldest
+  // completed one (EBUSY when none is).
+  static constexpr unsigned long kCiocAsyncCrypt = _IOW('c', 110, CryptOp);
+  static constexpr unsigned long kCiocAsyncFetch = _IOR('c', 111, CryptOp);
 };
 
-struct CryptOp {
-  std::uint32_t ses;
-  std::uint16_t op;
-  std::uint16_t flags;
-  std::uint32_t len;
-  std::uint64_t src;
-  std::uint64_t dst;
-  std::uint64_t mac;
-  std::uint64_t iv;
-};
+using Layout64 = Layout<std::uint64_t>;
+using Layout32 = Layout<std::uint32_t>;
+// This program's own layout.
+using NativeLayout = std::conditional_t<sizeof(void*) == 8, Layout64, Layout32>;
+static_assert(sizeof(void*) == 8 || sizeof(void*) == 4);
 
-struct CryptAuthOp {
-  std::uint32_t ses;
-  std::uint16_t op;
-  std::uint16_t flags;
-  std::uint32_t len;
-  std::uint32_t auth_len;
-  std::uint64_t auth_src;
-  std::uint64_t src;
-  std::uint64_t dst;
-  std::uint64_t tag;
-  std::uint32_t tag_len;
-  std::uint64_t iv;
-  std::uint32_t iv_len;
-};
+// A CryptOp in the other layout, field by field; a pointer too wide for a
+// 32-bit one is cut as the kernel's ptr_to_compat() cuts it.
+template <class To, class From>
+typename To::CryptOp relaid(const typename From::CryptOp& op) {
+  using P = decltype(To::CryptOp::src);
+  return {.ses = op.ses,
+          .op = op.op,
+          .flags = op.flags,
+          .len = op.len,
+          .src = static_cast<P>(op.src),
+          .dst = static_cast<P>(op.dst),
+          .mac = static_cast<P>(op.mac),
+          .iv = static_cast<P>(op.iv)};
+}
+
+using SessionOp = NativeLayout::SessionOp;
+using CryptOp = NativeLayout::CryptOp;
+using CryptAuthOp = NativeLayout::CryptAuthOp;
+using CrParam = NativeLayout::CrParam;
+using CryptKop = NativeLayout::CryptKop;
+inline constexpr std::size_t kMaxKeyParams = NativeLayout::kMaxKeyParams;
 
 struct AlgInfo {
   char cra_name[kMaxAlgorithmName];
   char cra_driver_name[kMaxAlgorithmName];
 };
 
+// The same in both layouts: it holds no pointer.
 struct SessionInfoOp {
   std::uint32_t ses;
   AlgInfo cipher_info;
@@ -108,19 +177,19 @@ struct SessionInfoOp {
   std::uint32_t flags;
 };
 
-inline constexpr unsigned long kCiocGSession = _IOWR('c', 102, SessionOp);
+// The ioctls of this program's layout; those without a pointer in their
+// struct have one number in both.
+inline constexpr unsigned long kCiocGSession = NativeLayout::kCiocGSession;
 inline constexpr unsigned long kCiocFSession = _IOW('c', 103, std::uint32_t);
-inline constexpr unsigned long kCiocCrypt = _IOWR('c', 104, CryptOp);
+inline constexpr unsigned long kCiocCrypt = NativeLayout::kCiocCrypt;
 inline constexpr unsigned long kCiocGSessInfo = _IOWR('c', 107, SessionInfoOp);
-inline constexpr unsigned long kCiocAuthCrypt = _IOWR('c', 109, CryptAuthOp);
+inline constexpr unsigned long kCiocAuthCrypt = NativeLayout::kCiocAuthCrypt;
 // Clones the descriptor (OpenBSD's CRIOGET; cryptodev-linux answers a dup).
 inline constexpr unsigned long kCrioGet = _IOWR('c', 101, std::uint32_t);
 // The asymmetric operations offered (a bit mask; cryptodev-linux has none).
 inline constexpr unsigned long kCiocAsymFeat = _IOR('c', 106, std::uint32_t);
-// The asynchronous interface: queue a CIOCCRYPT request, fetch the oldest
-// completed one (EBUSY when none is).
-inline constexpr unsigned long kCiocAsyncCrypt = _IOW('c', 110, CryptOp);
-inline constexpr unsigned long kCiocAsyncFetch = _IOR('c', 111, CryptOp);
+inline constexpr unsigned long kCiocAsyncCrypt = NativeLayout::kCiocAsyncCrypt;
+inline constexpr unsigned long kCiocAsyncFetch = NativeLayout::kCiocAsyncFetch;
 // Copies the running hash of one session into another.
 struct CopyHashOp {
   std::uint32_t dst_ses;
@@ -132,23 +201,8 @@ inline constexpr unsigned long kCiocCopyHash = _IOW('c', 112, CopyHashOp);
 inline constexpr std::size_t kMaxAsyncRequests = 64;
 // SRTP mode: src lies at most this far into auth_src (MAX_SRTP_AUTH_DATA_DIFF).
 inline constexpr std::size_t kMaxSrtpOffset = 256;
+inline constexpr unsigned long kCiocKey = NativeLayout::kCiocKey;
 
-// OCF's asymmetric interface (CIOCKEY): an operation on big numbers, each
-// a little-endian byte string of crp_nbits bits ((crp_nbits + 7) / 8 bytes),
-// the inputs first, then the outputs.
-struct CrParam {
-  std::uint64_t crp_p;
-  std::uint32_t crp_nbits;
-};
-inline constexpr std::size_t kMaxKeyParams = 8;  // CRK_MAXPARAM
-struct CryptKop {
-  std::uint32_t crk_op;
-  std::uint32_t crk_status;
-  std::uint16_t crk_iparams;
-  std::uint16_t crk_oparams;
-  std::uint32_t crk_pad1;
-  CrParam crk_param[kMaxKeyParams];
-};
 // crk_op values (CRK_*) and the CIOCASYMFEAT bits that offer them (CRF_*).
 enum : std::uint32_t {
   kKeyModExp = 0,     // base, exponent, modulus -> base^exponent mod modulus
@@ -159,32 +213,63 @@ enum : std::uint32_t {
 };
 inline constexpr std::uint32_t kFeatureModExp = 1u << kKeyModExp;
 inline constexpr std::uint32_t kFeatureModExpCrt = 1u << kKeyModExpCrt;
-inline constexpr unsigned long kCiocKey = _IOWR('c', 105, CryptKop);
 
-// The documented layout; a compiler or header change that moves a field
-// breaks the build, not a client.
-static_assert(sizeof(SessionOp) == 48 && offsetof(SessionOp, key) == 16 &&
-              offsetof(SessionOp, mackeylen) == 24 && offsetof(SessionOp, mackey) == 32 &&
-              offsetof(SessionOp, ses) == 40);
-static_assert(sizeof(CryptOp) == 48 && offsetof(CryptOp, len) == 8 &&
-              offsetof(CryptOp, src) == 16 && offsetof(CryptOp, dst) == 24 &&
-              offsetof(CryptOp, mac) == 32 && offsetof(CryptOp, iv) == 40);
-static_assert(sizeof(CryptAuthOp) == 72 && offsetof(CryptAuthOp, auth_len) == 12 &&
-              offsetof(CryptAuthOp, auth_src) == 16 && offsetof(CryptAuthOp, src) == 24 &&
-              offsetof(CryptAuthOp, dst) == 32 && offsetof(CryptAuthOp, tag) == 40 &&
-              offsetof(CryptAuthOp, tag_len) == 48 && offsetof(CryptAuthOp, iv) == 56 &&
-              offsetof(CryptAuthOp, iv_len) == 64);
+// The documented layouts, whatever machine compiles this: a compiler or
+// header change that moves a field breaks the build, not a client. The
+// 32-bit numbers are those of i386 and armhf alike (both align 32-bit
+// fields to 4 and have 32-bit pointers; no struct here holds a 64-bit
+// integer, whose alignment differs between the two).
+namespace layout_checks {
+using L = Layout64;
+static_assert(sizeof(L::SessionOp) == 48 && offsetof(L::SessionOp, key) == 16 &&
+              offsetof(L::SessionOp, mackeylen) == 24 && offsetof(L::SessionOp, mackey) == 32 &&
+              offsetof(L::SessionOp, ses) == 40);
+static_assert(sizeof(L::CryptOp) == 48 && offsetof(L::CryptOp, len) == 8 &&
+              offsetof(L::CryptOp, src) == 16 && offsetof(L::CryptOp, dst) == 24 &&
+              offsetof(L::CryptOp, mac) == 32 && offsetof(L::CryptOp, iv) == 40);
+static_assert(sizeof(L::CryptAuthOp) == 72 && offsetof(L::CryptAuthOp, auth_len) == 12 &&
+              offsetof(L::CryptAuthOp, auth_src) == 16 && offsetof(L::CryptAuthOp, src) == 24 &&
+              offsetof(L::CryptAuthOp, dst) == 32 && offsetof(L::CryptAuthOp, tag) == 40 &&
+              offsetof(L::CryptAuthOp, tag_len) == 48 && offsetof(L::CryptAuthOp, iv) == 56 &&
+              offsetof(L::CryptAuthOp, iv_len) == 64);
+static_assert(sizeof(L::CrParam) == 16 && sizeof(L::CryptKop) == 144 &&
+              offsetof(L::CryptKop, crk_iparams) == 8 && offsetof(L::CryptKop, crk_oparams) == 10 &&
+              offsetof(L::CryptKop, crk_param) == 16);
+
+using S = Layout32;
+static_assert(sizeof(S::SessionOp) == 28 && offsetof(S::SessionOp, key) == 12 &&
+              offsetof(S::SessionOp, mackeylen) == 16 && offsetof(S::SessionOp, mackey) == 20 &&
+              offsetof(S::SessionOp, ses) == 24);
+static_assert(sizeof(S::CryptOp) == 28 && offsetof(S::CryptOp, len) == 8 &&
+              offsetof(S::CryptOp, src) == 12 && offsetof(S::CryptOp, dst) == 16 &&
+              offsetof(S::CryptOp, mac) == 20 && offsetof(S::CryptOp, iv) == 24);
+static_assert(sizeof(S::CryptAuthOp) == 44 && offsetof(S::CryptAuthOp, auth_len) == 12 &&
+              offsetof(S::CryptAuthOp, auth_src) == 16 && offsetof(S::CryptAuthOp, src) == 20 &&
+              offsetof(S::CryptAuthOp, dst) == 24 && offsetof(S::CryptAuthOp, tag) == 28 &&
+              offsetof(S::CryptAuthOp, tag_len) == 32 && offsetof(S::CryptAuthOp, iv) == 36 &&
+              offsetof(S::CryptAuthOp, iv_len) == 40);
+static_assert(sizeof(S::CrParam) == 8 && sizeof(S::CryptKop) == 80 &&
+              offsetof(S::CryptKop, crk_iparams) == 8 && offsetof(S::CryptKop, crk_oparams) == 10 &&
+              offsetof(S::CryptKop, crk_param) == 16);
+
 static_assert(sizeof(SessionInfoOp) == 268 && offsetof(SessionInfoOp, alignmask) == 260 &&
               offsetof(SessionInfoOp, flags) == 264);
-static_assert(kCiocGSession == 0xc0306366 && kCiocFSession == 0x40046367 &&
-              kCiocCrypt == 0xc0306368 && kCiocGSessInfo == 0xc10c636b &&
-              kCiocAuthCrypt == 0xc048636d);
-static_assert(kCrioGet == 0xc0046365 && kCiocAsymFeat == 0x8004636a &&
-              kCiocAsyncCrypt == 0x4030636e && kCiocAsyncFetch == 0x8030636f &&
+
+// The numbers as Linux encodes them on x86, ARM, s390 and most others
+// (asm-generic/ioctl.h); PowerPC, MIPS and SPARC encode the direction
+// otherwise, and their numbers follow from the same sizes.
+#if _IOC_SIZEBITS == 14 && _IOC_WRITE == 1U && _IOC_READ == 2U
+static_assert(L::kCiocGSession == 0xc0306366 && L::kCiocCrypt == 0xc0306368 &&
+              L::kCiocAuthCrypt == 0xc048636d && L::kCiocKey == 0xc0906369 &&
+              L::kCiocAsyncCrypt == 0x4030636e && L::kCiocAsyncFetch == 0x8030636f);
+static_assert(S::kCiocGSession == 0xc01c6366 && S::kCiocCrypt == 0xc01c6368 &&
+              S::kCiocAuthCrypt == 0xc02c636d && S::kCiocKey == 0xc0506369 &&
+              S::kCiocAsyncCrypt == 0x401c636e && S::kCiocAsyncFetch == 0x801c636f);
+static_assert(kCiocFSession == 0x40046367 && kCiocGSessInfo == 0xc10c636b &&
+              kCrioGet == 0xc0046365 && kCiocAsymFeat == 0x8004636a &&
               kCiocCopyHash == 0x40086370);
-static_assert(sizeof(CrParam) == 16 && sizeof(CryptKop) == 144 &&
-              offsetof(CryptKop, crk_iparams) == 8 && offsetof(CryptKop, crk_oparams) == 10 &&
-              offsetof(CryptKop, crk_param) == 16 && kCiocKey == 0xc0906369);
+#endif
+}  // namespace layout_checks
 
 // The cryptodev ids of one of our algorithms: {cipher, mac}, one of them 0.
 struct AbiIds {

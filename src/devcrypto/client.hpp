@@ -35,6 +35,7 @@ struct ClientIov {
 // `out` in a burst later, and `session` lives until then.
 struct AsyncResult {
   int error = 0;
+  bool layout32 = false;  // the struct at the head of `out` is cryptodev::Layout32's
   std::vector<ClientIov> out_iov;
   std::vector<std::uint8_t> out;
   std::shared_ptr<ServerSession> session;

@@ -183,7 +183,10 @@ void reply(fuse_req_t req, const IoctlReply& r) {
 }
 
 bool is_async(unsigned cmd) {
-  return cmd == cryptodev::kCiocAsyncCrypt || cmd == cryptodev::kCiocAsyncFetch;
+  using L64 = cryptodev::Layout64;
+  using L32 = cryptodev::Layout32;
+  return cmd == L64::kCiocAsyncCrypt || cmd == L64::kCiocAsyncFetch ||
+         cmd == L32::kCiocAsyncCrypt || cmd == L32::kCiocAsyncFetch;
 }
 
 // Answers the ioctl; an asynchronous one that changed the queue wakes a
@@ -212,14 +215,15 @@ void defer(Server& server, fuse_req_t req, std::uint64_t fh, Client& client, con
   job.user = ctx->uid;
   job.run = [&server, req, fh, &client, cmd = call.cmd, arg = call.arg,
              in = std::make_shared<const SecretBytes>(call.in), out_size = call.out_size,
-             caller = call.caller, user = ctx->uid] {
+             caller = call.caller, user = ctx->uid, layout32 = call.layout32] {
     CopiedMemory memory(*server.copiers, static_cast<pid_t>(caller), user);
     const IoctlCall again{.cmd = cmd,
                           .arg = arg,
                           .in = in->span(),
                           .out_size = out_size,
                           .caller = caller,
-                          .memory = &memory};
+                          .memory = &memory,
+                          .layout32 = layout32};
     answer(server, req, fh, cmd, handle_caught(*server.service, client, again));
   };
   // The server stops: the client's call fails, as when the device goes.
@@ -228,15 +232,26 @@ void defer(Server& server, fuse_req_t req, std::uint64_t fh, Client& client, con
   if (!server.deferred_requests->submit(job)) fuse_reply_err(req, EAGAIN);
 }
 
+// The kernel's FUSE_IOCTL_32BIT (<linux/fuse.h>, which libfuse's headers do
+// not expose; libfuse hands the flags through as the kernel sent them): the
+// caller is a 32-bit program, on a 32-bit kernel or through a 64-bit
+// kernel's compat ioctl.
+constexpr unsigned kFuseIoctl32Bit = 1u << 3;
+
+// A round's input beyond the struct itself: a session's keys (CIOCGSESSION),
+// CIOCKEY's private exponents and factors, in either layout.
+bool carries_keys(unsigned cmd, std::size_t in_size) {
+  using L64 = cryptodev::Layout64;
+  using L32 = cryptodev::Layout32;
+  return (cmd == L64::kCiocGSession && in_size > sizeof(L64::SessionOp)) ||
+         (cmd == L32::kCiocGSession && in_size > sizeof(L32::SessionOp)) ||
+         (cmd == L64::kCiocKey && in_size > sizeof(L64::CryptKop)) ||
+         (cmd == L32::kCiocKey && in_size > sizeof(L32::CryptKop));
+}
+
 void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned flags,
               const void* in_buf, size_t in_bufsz, size_t out_bufsz) {
   Server& server = server_of(req);
-  // 32-bit clients lay the structs out otherwise; cryptodev-linux has a
-  // compat path for them, this server has none.
-  if ((flags & FUSE_IOCTL_COMPAT) != 0) {
-    fuse_reply_err(req, EINVAL);
-    return;
-  }
   Client* client = client_of(server, fi);
   if (client == nullptr) {
     fuse_reply_err(req, EBADF);
@@ -251,7 +266,10 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
                        .out_size = out_bufsz,
                        .caller = static_cast<std::uint32_t>(caller),
                        .memory = &memory,
-                       .shared_worker = true};
+                       .shared_worker = true,
+                       // A 32-bit program (on a 64-bit kernel, its compat
+                       // ioctl): its structs and numbers are Layout32's.
+                       .layout32 = (flags & kFuseIoctl32Bit) != 0};
   const IoctlReply r = handle_caught(*server.service, *client, call);
   // Before the wipe below: the deferred request takes its own copy.
   if (r.kind == IoctlReply::Kind::defer)
@@ -260,9 +278,7 @@ void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned f
     answer(server, req, fi->fh, call.cmd, r);
   // Keys pass through libfuse's receive buffer: leave none behind (a
   // session's keys; CIOCKEY's private exponents and factors).
-  if ((call.cmd == cryptodev::kCiocGSession && in_bufsz > sizeof(cryptodev::SessionOp)) ||
-      (call.cmd == cryptodev::kCiocKey && in_bufsz > sizeof(cryptodev::CryptKop)))
-    secure_wipe(const_cast<void*>(in_buf), in_bufsz);
+  if (carries_keys(call.cmd, in_bufsz)) secure_wipe(const_cast<void*>(in_buf), in_bufsz);
 }
 
 bool stopped_by_signal(int status) {

@@ -13,8 +13,8 @@ using namespace cryptodev;
 
 // ---- CIOCCRYPT -------------------------------------------------------------
 
-Plan plan_crypt(std::uint64_t arg, const CryptOp& op, const ServerSession* session,
-                bool write_struct) {
+template <class Op>
+Plan plan_crypt(std::uint64_t arg, const Op& op, const ServerSession* session, bool write_struct) {
   if (op.op != kEncrypt && op.op != kDecrypt) return failed(EINVAL);
   if (session == nullptr) return failed(EINVAL);  // "invalid session ID"
   if (session->aead()) return failed(EINVAL);     // CIOCAUTHCRYPT's
@@ -60,9 +60,10 @@ bool run_gathered(ServerSession& session, CryptGathering& gathering, bool encryp
 
 }  // namespace
 
+template <class Op>
 int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Plan& plan,
               bool write_struct, std::vector<std::uint8_t>& bytes, CryptGathering* gathering) {
-  const CryptOp op = read_struct<CryptOp>(in);
+  const Op op = read_struct<Op>(in);
   std::span<const std::uint8_t> rest = in.subspan(sizeof op);
   const bool encrypt = op.op == kEncrypt;
   const std::size_t iv_size = op.iv != 0 ? session.iv_size() : 0;
@@ -103,6 +104,16 @@ int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Pl
   return error;
 }
 
+// Both layouts' (protocol_async.cpp shares them).
+template Plan plan_crypt(std::uint64_t, const Layout64::CryptOp&, const ServerSession*, bool);
+template Plan plan_crypt(std::uint64_t, const Layout32::CryptOp&, const ServerSession*, bool);
+template int run_crypt<Layout64::CryptOp>(ServerSession&, std::span<const std::uint8_t>,
+                                          const Plan&, bool, std::vector<std::uint8_t>&,
+                                          CryptGathering*);
+template int run_crypt<Layout32::CryptOp>(ServerSession&, std::span<const std::uint8_t>,
+                                          const Plan&, bool, std::vector<std::uint8_t>&,
+                                          CryptGathering*);
+
 }  // namespace rounds
 
 namespace {
@@ -118,7 +129,8 @@ struct SessionRequest {
   std::size_t mac_key_len = 0;
 };
 
-Plan plan_session(const Service& service, std::uint64_t arg, const SessionOp& op,
+template <class Op>
+Plan plan_session(const Service& service, std::uint64_t arg, const Op& op,
                   SessionRequest& request) {
   if (op.cipher == 0 && op.mac == 0) return failed(EINVAL);
   bool aead = false;
@@ -160,9 +172,10 @@ Plan plan_session(const Service& service, std::uint64_t arg, const SessionOp& op
   return plan;
 }
 
+template <class Op>
 IoctlReply create_session(const Service& service, Client& client, std::span<const std::uint8_t> in,
                           const Plan& plan, SessionRequest& request) {
-  SessionOp op = read_struct<SessionOp>(in);
+  Op op = read_struct<Op>(in);
   request.parts.cipher_key = in.subspan(sizeof op, request.key_len);
   request.parts.mac_key = in.subspan(sizeof op + request.key_len, request.mac_key_len);
   if (request.parts.null_cipher) request.parts.cipher_key = {};
@@ -223,45 +236,9 @@ IoctlReply copy_hash(Client& client, const IoctlCall& call) {
   return error == 0 ? done() : fail(error);
 }
 
-}  // namespace
-
-IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall& call) {
+// The ioctls whose structs hold no pointer: one number in both layouts.
+IoctlReply handle_either_layout(const Service& service, Client& client, const IoctlCall& call) {
   switch (call.cmd) {
-    case kCiocGSession: {
-      SessionRequest request;
-      return three_rounds<SessionOp>(
-          call, [&](const SessionOp& op) { return plan_session(service, call.arg, op, request); },
-          [&](const Plan& plan, std::span<const std::uint8_t> in) {
-            return create_session(service, client, in, plan, request);
-          });
-    }
-    case kCiocCrypt: {
-      std::shared_ptr<ServerSession> session;
-      bool may_start = false;
-      IoctlReply reply = three_rounds<CryptOp>(
-          call,
-          [&](const CryptOp& op) {
-            session = client.find(op.ses);
-            may_start = session != nullptr && session->may_start(op.iv != 0, op.flags, op.len);
-            return plan_crypt(call.arg, op, session.get(), true);
-          },
-          [&](const Plan& plan, std::span<const std::uint8_t> in) {
-            client.unmark_coming(call.caller);
-            std::vector<std::uint8_t> out;
-            const int error = run_crypt(*session, in, plan, true, out, &service.gathering());
-            return error == 0 ? done(std::move(out)) : fail(error);
-          });
-      // Its struct read, its data asked for: company for requests inside.
-      if (may_start && reply.kind == IoctlReply::Kind::retry && !call.in.empty())
-        client.mark_coming(call.caller, service.gathering());
-      return reply;
-    }
-    case kCiocAuthCrypt:
-      return handle_authcrypt(client, call);
-    case kCiocAsyncCrypt:
-      return handle_async_crypt(client, call);
-    case kCiocAsyncFetch:
-      return handle_async_fetch(client, call);
     case kCiocFSession: {
       if (call.in.empty()) return retry({{call.arg, sizeof(std::uint32_t)}}, {});
       if (call.in.size() != sizeof(std::uint32_t)) return fail(EINVAL);
@@ -279,8 +256,6 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
       out.put(kFeatureModExp | kFeatureModExpCrt);
       return done(out.release());
     }
-    case kCiocKey:
-      return handle_key(service, call);
     case kCrioGet:
       // cryptodev-linux answers a new descriptor of the same open file. A
       // CUSE server cannot make a descriptor in its caller's process; the
@@ -290,6 +265,62 @@ IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall&
     default:
       return fail(EINVAL);  // cryptodev-linux's answer to an unknown command
   }
+}
+
+// The ioctls of the caller's layout `L`.
+template <class L>
+IoctlReply handle_in_layout(const Service& service, Client& client, const IoctlCall& call) {
+  using SessionOp = typename L::SessionOp;
+  using CryptOp = typename L::CryptOp;
+  switch (call.cmd) {
+    case L::kCiocGSession: {
+      SessionRequest request;
+      return three_rounds<SessionOp>(
+          call, [&](const SessionOp& op) { return plan_session(service, call.arg, op, request); },
+          [&](const Plan& plan, std::span<const std::uint8_t> in) {
+            return create_session<SessionOp>(service, client, in, plan, request);
+          });
+    }
+    case L::kCiocCrypt: {
+      std::shared_ptr<ServerSession> session;
+      bool may_start = false;
+      IoctlReply reply = three_rounds<CryptOp>(
+          call,
+          [&](const CryptOp& op) {
+            session = client.find(op.ses);
+            may_start = session != nullptr && session->may_start(op.iv != 0, op.flags, op.len);
+            return plan_crypt(call.arg, op, session.get(), true);
+          },
+          [&](const Plan& plan, std::span<const std::uint8_t> in) {
+            client.unmark_coming(call.caller);
+            std::vector<std::uint8_t> out;
+            const int error =
+                run_crypt<CryptOp>(*session, in, plan, true, out, &service.gathering());
+            return error == 0 ? done(std::move(out)) : fail(error);
+          });
+      // Its struct read, its data asked for: company for requests inside.
+      if (may_start && reply.kind == IoctlReply::Kind::retry && !call.in.empty())
+        client.mark_coming(call.caller, service.gathering());
+      return reply;
+    }
+    case L::kCiocAuthCrypt:
+      return handle_authcrypt<L>(client, call);
+    case L::kCiocAsyncCrypt:
+      return handle_async_crypt<L>(client, call);
+    case L::kCiocAsyncFetch:
+      return handle_async_fetch<L>(client, call);
+    case L::kCiocKey:
+      return handle_key<L>(service, call);
+    default:
+      return handle_either_layout(service, client, call);
+  }
+}
+
+}  // namespace
+
+IoctlReply handle_ioctl(const Service& service, Client& client, const IoctlCall& call) {
+  return call.layout32 ? handle_in_layout<Layout32>(service, client, call)
+                       : handle_in_layout<Layout64>(service, client, call);
 }
 
 }  // namespace cryptoaccel::devcrypto

@@ -26,6 +26,10 @@
 // private-key operation once its input is all there: it is handed to the
 // threads of deferred_requests.hpp, which call again.
 // Errors follow cryptodev-linux's ioctl.c (docs/devcrypto.md lists them).
+// A 32-bit program's structs are smaller (cryptodev.hpp's Layout32): it is
+// served by the same handlers instantiated for that layout, as the module
+// serves it through its compat ioctls; its numbers from the 64-bit layout,
+// and a 64-bit program's from the 32-bit one, are unknown commands.
 // This file knows nothing of libfuse, so the unit tests drive it directly.
 #pragma once
 
@@ -48,6 +52,9 @@ struct IoctlCall {
   std::uint32_t caller = 0;          // the client's thread (its tid), which all rounds share
   CallerMemory* memory = nullptr;    // the caller's memory; null: requests fit a round or fail
   bool shared_worker = false;         // answer `defer` to what may take long
+  // A 32-bit program's call (FUSE_IOCTL_32BIT): its structs are laid out
+  // as cryptodev::Layout32's, and so are its ioctl numbers.
+  bool layout32 = false;
 };
 
 struct IoctlReply {

@@ -18,6 +18,8 @@
 // alone: above kMaxData (1 MiB) the submission fails with EMSGSIZE, and so
 // does one too large for a CUSE round when the server may not reach the
 // caller's memory (client_memory.hpp).
+#include <type_traits>
+
 #include "protocol_rounds.hpp"
 
 namespace cryptoaccel::devcrypto::rounds {
@@ -31,17 +33,38 @@ IoctlReply queued(Client& client, AsyncResult result) {
   return error == 0 ? done() : fail(error);
 }
 
-AsyncResult result_of(const CryptOp& op, int error) {
+template <class Op>
+AsyncResult result_of(const Op& op, int error) {
   AsyncResult r;
   r.error = error;
+  r.layout32 = std::is_same_v<Op, Layout32::CryptOp>;
   r.out.resize(sizeof op);
   std::memcpy(r.out.data(), &op, sizeof op);
   return r;
 }
 
+// What a fetch in layout `To` writes: the result's bytes, their struct in
+// that layout. A request is fetched in the layout it was queued in, unless
+// a program of the other one fetches it through the same open file; the
+// module converts it then too (its compat fetch truncates the pointers).
+template <class To>
+std::vector<std::uint8_t> fetched_bytes(const AsyncResult& r) {
+  constexpr bool to32 = std::is_same_v<To, Layout32>;
+  if (r.layout32 == to32) return r.out;
+  using From = std::conditional_t<to32, Layout64, Layout32>;
+  const auto op = read_struct<typename From::CryptOp>(r.out);
+  const typename To::CryptOp converted = relaid<To, From>(op);
+  std::vector<std::uint8_t> bytes(sizeof converted);
+  std::memcpy(bytes.data(), &converted, sizeof converted);
+  bytes.insert(bytes.end(), r.out.begin() + static_cast<std::ptrdiff_t>(sizeof op), r.out.end());
+  return bytes;
+}
+
 }  // namespace
 
+template <class L>
 IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
+  using CryptOp = typename L::CryptOp;
   if (call.in.empty()) return retry({{call.arg, sizeof(CryptOp)}}, {});
   if (call.in.size() < sizeof(CryptOp)) return fail(EINVAL);
   const CryptOp op = read_struct<CryptOp>(call.in);
@@ -88,7 +111,7 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
     }
   }
   std::vector<std::uint8_t> out;
-  const int error = run_crypt(*session, in, plan, false, out);
+  const int error = run_crypt<CryptOp>(*session, in, plan, false, out);
   AsyncResult result = result_of(op, error);
   if (error == 0) {
     result.out_iov = plan.out;
@@ -97,7 +120,9 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
   return queued(client, std::move(result));
 }
 
+template <class L>
 IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
+  using CryptOp = typename L::CryptOp;
   // The caller's thread claims the oldest result in round 1 and gets the
   // same one in round 2, whatever its other threads fetch meanwhile.
   const AsyncResult* result = client.claim_result(call.caller);
@@ -115,14 +140,20 @@ IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
     // Through the caller's memory, as the submission read its input. The
     // claim stays with the caller's thread until then.
     if (must_defer(call)) return deferred();
-    const int error = call.memory != nullptr ? call.memory->write(out, result->out) : EMSGSIZE;
+    const int error =
+        call.memory != nullptr ? call.memory->write(out, fetched_bytes<L>(*result)) : EMSGSIZE;
     client.deliver_result(call.caller);
     return error == 0 ? done() : fail(error);
   }
   if (call.out_size != size) return retry({}, std::move(out));
-  std::vector<std::uint8_t> bytes = result->out;
+  std::vector<std::uint8_t> bytes = fetched_bytes<L>(*result);
   client.deliver_result(call.caller);
   return done(std::move(bytes));
 }
+
+template IoctlReply handle_async_crypt<Layout64>(Client&, const IoctlCall&);
+template IoctlReply handle_async_crypt<Layout32>(Client&, const IoctlCall&);
+template IoctlReply handle_async_fetch<Layout64>(Client&, const IoctlCall&);
+template IoctlReply handle_async_fetch<Layout32>(Client&, const IoctlCall&);
 
 }  // namespace cryptoaccel::devcrypto::rounds

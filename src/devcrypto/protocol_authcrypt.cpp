@@ -29,21 +29,25 @@ struct AuthRequest {
 
 // The IV a request brings (the session's length), or none: then a TLS or
 // SRTP request continues from the IV the last one left, as CIOCCRYPT does.
-std::size_t iv_length(const CryptAuthOp& op, const ServerSession& session) {
+template <class Op>
+std::size_t iv_length(const Op& op, const ServerSession& session) {
   return op.iv != 0 ? session.iv_size() : 0;
 }
 
 // The IV is written back with COP_FLAG_WRITE_IV, as CIOCCRYPT does.
-void plan_iv(Plan& plan, const CryptAuthOp& op, const ServerSession& session) {
+template <class Op>
+void plan_iv(Plan& plan, const Op& op, const ServerSession& session) {
   plan.read(op.iv, iv_length(op, session));
 }
-void plan_iv_back(Plan& plan, const CryptAuthOp& op, const ServerSession& session) {
+template <class Op>
+void plan_iv_back(Plan& plan, const Op& op, const ServerSession& session) {
   if ((op.flags & kFlagWriteIv) != 0) plan.write(op.iv, iv_length(op, session));
 }
 
 // AEAD and TLS read the struct, the IV, the AAD and the data, and write
 // the struct, the IV back and `out_len` bytes to dst.
-Plan plan_record(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
+template <class Op>
+Plan plan_record(std::uint64_t arg, const Op& op, const ServerSession& session,
                  std::size_t iv_len, std::size_t out_len) {
   Plan plan;
   plan.read(arg, sizeof op);
@@ -56,7 +60,8 @@ Plan plan_record(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& 
   return plan;
 }
 
-Plan plan_aead(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
+template <class Op>
+Plan plan_aead(std::uint64_t arg, const Op& op, const ServerSession& session,
                AuthRequest& r) {
   const Algorithm& a = *session.cipher_algorithm();
   r.tag = op.tag_len == 0 ? a.output_size : op.tag_len;
@@ -74,7 +79,8 @@ Plan plan_aead(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& se
   return plan_record(arg, op, session, a.iv_size, r.out_len);
 }
 
-Plan plan_tls(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
+template <class Op>
+Plan plan_tls(std::uint64_t arg, const Op& op, const ServerSession& session,
               AuthRequest& r) {
   const bool seal = op.op == kEncrypt;
   const std::size_t block = session.block_size();
@@ -97,7 +103,8 @@ Plan plan_tls(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& ses
   return plan_record(arg, op, session, iv_length(op, session), r.out_len);
 }
 
-Plan plan_srtp(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& session,
+template <class Op>
+Plan plan_srtp(std::uint64_t arg, const Op& op, const ServerSession& session,
                AuthRequest& r) {
   if (!session.stream_cipher() || session.aead()) return failed(EINVAL);  // stream modes only
   const bool seal = op.op == kEncrypt;
@@ -129,7 +136,8 @@ Plan plan_srtp(std::uint64_t arg, const CryptAuthOp& op, const ServerSession& se
   return plan;
 }
 
-Plan plan_auth(std::uint64_t arg, const CryptAuthOp& op, const ServerSession* session,
+template <class Op>
+Plan plan_auth(std::uint64_t arg, const Op& op, const ServerSession* session,
                AuthRequest& r) {
   if (session == nullptr) return failed(EINVAL);
   const bool tls = (op.flags & kFlagAeadTls) != 0, srtp = (op.flags & kFlagAeadSrtp) != 0;
@@ -154,7 +162,8 @@ struct AuthInput {
   std::span<const std::uint8_t> iv, aad, data, tag;
 };
 
-AuthInput split_input(const CryptAuthOp& op, const ServerSession& session, const AuthRequest& r,
+template <class Op>
+AuthInput split_input(const Op& op, const ServerSession& session, const AuthRequest& r,
                       std::span<const std::uint8_t> rest) {
   AuthInput in;
   const std::size_t iv = r.mode == Mode::aead ? session.iv_size() : iv_length(op, session);
@@ -181,7 +190,8 @@ int mac_of(ServerSession& session, std::span<const std::uint8_t> first,
 
 // TLS: the record in `dst` (out_len bytes); returns 0 or an errno and sets
 // the length that goes back in `len`.
-int run_tls(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r,
+template <class Op>
+int run_tls(ServerSession& session, const Op& op, const AuthRequest& r,
             const AuthInput& in, std::uint8_t* iv_out, std::span<std::uint8_t> dst,
             std::size_t& len) {
   std::array<std::uint8_t, 64> mac{};
@@ -234,7 +244,8 @@ int run_tls(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r,
 }
 
 // SRTP: the part of auth_src that src names, en- or decrypted, to `dst`.
-int run_srtp(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r,
+template <class Op>
+int run_srtp(ServerSession& session, const Op& op, const AuthRequest& r,
              const AuthInput& in, std::uint8_t* iv_out, std::span<std::uint8_t> dst,
              std::span<std::uint8_t> tag_out) {
   std::array<std::uint8_t, 64> mac{};
@@ -261,9 +272,10 @@ int run_srtp(ServerSession& session, const CryptAuthOp& op, const AuthRequest& r
   return session.cipher(false, iv, in.data, dst, iv_out);
 }
 
+template <class Op>
 IoctlReply run_auth(ServerSession& session, std::span<const std::uint8_t> bytes, const Plan& plan,
                     const AuthRequest& r) {
-  CryptAuthOp op = read_struct<CryptAuthOp>(bytes);
+  Op op = read_struct<Op>(bytes);
   const AuthInput in = split_input(op, session, r, bytes.subspan(sizeof op));
   Output out(plan.out_size());
   const std::span<std::uint8_t> head = out.take(sizeof op);  // the struct, filled in last
@@ -304,7 +316,9 @@ IoctlReply run_auth(ServerSession& session, std::span<const std::uint8_t> bytes,
 
 }  // namespace
 
+template <class L>
 IoctlReply handle_authcrypt(Client& client, const IoctlCall& call) {
+  using CryptAuthOp = typename L::CryptAuthOp;
   std::shared_ptr<ServerSession> session;
   AuthRequest request;
   return three_rounds<CryptAuthOp>(
@@ -314,8 +328,11 @@ IoctlReply handle_authcrypt(Client& client, const IoctlCall& call) {
         return plan_auth(call.arg, op, session.get(), request);
       },
       [&](const Plan& plan, std::span<const std::uint8_t> in) {
-        return run_auth(*session, in, plan, request);
+        return run_auth<CryptAuthOp>(*session, in, plan, request);
       });
 }
+
+template IoctlReply handle_authcrypt<Layout64>(Client&, const IoctlCall&);
+template IoctlReply handle_authcrypt<Layout32>(Client&, const IoctlCall&);
 
 }  // namespace cryptoaccel::devcrypto::rounds

@@ -16,12 +16,14 @@ using namespace cryptodev;
 // than any RSA key in use; this one keeps a request's numbers within 16 KiB.
 constexpr std::uint32_t kMaxKeyBits = 16384;
 
-std::size_t bytes_of(const CrParam& p) {
+template <class Param>
+std::size_t bytes_of(const Param& p) {
   return (std::size_t{p.crp_nbits} + 7) / 8;
 }
 
 // OCF's cryptodev_key checks the counts of each operation first.
-int check_counts(const CryptKop& op) {
+template <class Op>
+int check_counts(const Op& op) {
   if (std::size_t{op.crk_iparams} + op.crk_oparams > kMaxKeyParams) return EFBIG;
   const auto counts = [&](unsigned in, unsigned out) {
     return op.crk_iparams == in && op.crk_oparams == out;
@@ -42,11 +44,12 @@ int check_counts(const CryptKop& op) {
   }
 }
 
-Plan plan_key(std::uint64_t arg, const CryptKop& op) {
+template <class Op>
+Plan plan_key(std::uint64_t arg, const Op& op) {
   if (const int error = check_counts(op); error != 0) return failed(error);
   const std::size_t count = std::size_t{op.crk_iparams} + op.crk_oparams;
   for (std::size_t i = 0; i < count; ++i) {
-    const CrParam& p = op.crk_param[i];
+    const auto& p = op.crk_param[i];
     if (p.crp_nbits == 0 || p.crp_nbits > kMaxKeyBits) return failed(EINVAL);
     if (p.crp_p == 0) return failed(EFAULT);  // what OCF's copyin answers
   }
@@ -59,12 +62,13 @@ Plan plan_key(std::uint64_t arg, const CryptKop& op) {
   return plan;
 }
 
+template <class Op>
 IoctlReply run_key(const Service& service, std::span<const std::uint8_t> in, const Plan& plan) {
-  CryptKop op = read_struct<CryptKop>(in);
+  Op op = read_struct<Op>(in);
   std::array<LittleEndian, kMaxKeyParams> numbers{};
   std::size_t at = sizeof op;
   for (std::size_t i = 0; i < op.crk_iparams; ++i) {
-    const CrParam& p = op.crk_param[i];
+    const auto& p = op.crk_param[i];
     numbers[i] = in.subspan(at, bytes_of(p));
     at += bytes_of(p);
     // A number wider than its crp_nbits says is malformed.
@@ -85,15 +89,20 @@ IoctlReply run_key(const Service& service, std::span<const std::uint8_t> in, con
 
 }  // namespace
 
+template <class L>
 IoctlReply handle_key(const Service& service, const IoctlCall& call) {
+  using CryptKop = typename L::CryptKop;
   return three_rounds<CryptKop>(
       call, [&](const CryptKop& op) { return plan_key(call.arg, op); },
       [&](const Plan& plan, std::span<const std::uint8_t> in) {
         // Seconds on numbers of thousands of bits: not on a thread that
         // serves every client (protocol.hpp).
         if (call.shared_worker) return deferred();
-        return run_key(service, in, plan);
+        return run_key<CryptKop>(service, in, plan);
       });
 }
+
+template IoctlReply handle_key<Layout64>(const Service&, const IoctlCall&);
+template IoctlReply handle_key<Layout32>(const Service&, const IoctlCall&);
 
 }  // namespace cryptoaccel::devcrypto::rounds

@@ -132,18 +132,25 @@ IoctlReply three_rounds(const IoctlCall& call, PlanOf plan_of, Run run) {
 }
 
 // CIOCCRYPT's plan and work, shared with CIOCASYNCCRYPT (which writes the
-// struct back only when the request is fetched).
-Plan plan_crypt(std::uint64_t arg, const cryptodev::CryptOp& op, const ServerSession* session,
-                bool write_struct);
+// struct back only when the request is fetched). `Op` is the CryptOp of
+// the caller's layout (cryptodev::Layout64 or Layout32).
+template <class Op>
+Plan plan_crypt(std::uint64_t arg, const Op& op, const ServerSession* session, bool write_struct);
 // The request's output in the order of plan.out; 0 or an errno. With
 // `gathering`, a synchronous cipher request meets others inside the server.
+template <class Op>
 int run_crypt(ServerSession& session, std::span<const std::uint8_t> in, const Plan& plan,
               bool write_struct, std::vector<std::uint8_t>& out,
               CryptGathering* gathering = nullptr);
 
+// The ioctls of one layout `L` (cryptodev::Layout64 or Layout32).
+template <class L>
 IoctlReply handle_authcrypt(Client& client, const IoctlCall& call);
+template <class L>
 IoctlReply handle_async_crypt(Client& client, const IoctlCall& call);
+template <class L>
 IoctlReply handle_async_fetch(Client& client, const IoctlCall& call);
+template <class L>
 IoctlReply handle_key(const Service& service, const IoctlCall& call);
 
 }  // namespace cryptoaccel::devcrypto::rounds

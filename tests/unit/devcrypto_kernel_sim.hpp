@@ -38,9 +38,11 @@ inline bool copy_to_client(const devcrypto::ClientIov& v, const std::uint8_t* fr
   return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(v.len);
 }
 
+// `layout32`: the call of a 32-bit program (the kernel's FUSE_IOCTL_32BIT),
+// whose pointers all lie below 4 GiB.
 inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypto::Client& client,
                                      unsigned long cmd, void* arg, std::uint32_t caller = 1,
-                                     bool memory = true) {
+                                     bool memory = true, bool layout32 = false) {
   SimulatedIoctl run;
   devcrypto::ThreadMemory own(static_cast<pid_t>(syscall(SYS_gettid)));
   std::vector<std::uint8_t> in;
@@ -53,7 +55,8 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
                                     .out_size = out_size,
                                     .caller = caller,
                                     .memory = memory ? &own : nullptr,
-                                    .shared_worker = true};
+                                    .shared_worker = true,
+                                    .layout32 = layout32};
     devcrypto::IoctlReply r = devcrypto::handle_ioctl(service, client, call);
     // What the server's memory threads do with a deferred request: the
     // same call again, with the memory.

@@ -59,8 +59,9 @@ class DeviceSession {
   std::uint32_t ses_ = 0;
 };
 
-// A user-space pointer as the ABI carries it.
-inline std::uint64_t address(const void* p) noexcept {
+// A user-space pointer as this program's layout of the ABI carries it
+// (64 or 32 bits: cryptodev.hpp's NativeLayout).
+inline std::uintptr_t address(const void* p) noexcept {
   return reinterpret_cast<std::uintptr_t>(p);
 }
 
