@@ -110,8 +110,9 @@ Action add_rng_command(CLI::App& app) {
       "Write random bytes from one source, through its SP 800-90B health tests, to stdout\n"
       "or a file (a regular file whole or not at all). `cryptoaccel list` shows the sources.");
   command->add_option("--source,-s", options->source,
-                      "hwrng, getrandom, rdrand, rdseed, afalg[:ALG], file:PATH, stdin, or best "
-                      "(the first of hwrng, rdseed, rdrand that works; the default)");
+                      "hwrng, getrandom, rdrand, rdseed, rndr, rndrrs, afalg[:ALG], file:PATH, stdin, "
+                      "or best (the first of hwrng, rdseed, rdrand, rndrrs, rndr that works; the "
+                      "default)");
   command->add_option("-n,--bytes", options->count, "How many bytes (K, M, G: times 1024)")
       ->required();
   command->add_option("-o,--output", options->output,

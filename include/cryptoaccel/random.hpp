@@ -90,8 +90,10 @@ std::vector<RandomSourceInfo> random_sources();
 // Opens a source by name, with the health tests on:
 //   hwrng        /dev/hwrng (the kernel's current hardware RNG)
 //   getrandom    getrandom(2)
-//   rdrand       RDRAND (where CPUID says the CPU has it)
+//   rdrand       RDRAND (x86-64, where CPUID says the CPU has it)
 //   rdseed       RDSEED (likewise)
+//   rndr         RNDR (AArch64, where HWCAP2 says the CPU has FEAT_RNG)
+//   rndrrs       RNDRRS (likewise)
 //   afalg[:ALG]  an AF_ALG "rng" socket bound to ALG (default stdrng)
 //   file:PATH    a file; "-" or "stdin" reads standard input
 //   best         best_hardware_source()
@@ -101,8 +103,9 @@ std::vector<RandomSourceInfo> random_sources();
 std::unique_ptr<RandomSource> open_random_source(std::string_view name);
 
 // The first hardware source that opens and passes its start-up test, in the
-// order hwrng, rdseed, rdrand: a dedicated device first, then the CPU's
-// entropy source, then its DRBG. Throws Unsupported, naming every reason,
+// order hwrng, rdseed, rdrand, rndrrs, rndr: a dedicated device first, then
+// the CPU's entropy source, then its DRBG (x86-64's, then AArch64's; a CPU
+// has at most one pair). Throws Unsupported, naming every reason,
 // when there is none.
 std::unique_ptr<RandomSource> best_hardware_source();
 

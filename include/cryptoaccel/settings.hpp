@@ -34,7 +34,7 @@ bool parse_switch(std::string_view value, std::string_view where);
 unsigned parse_count(std::string_view value, std::string_view where, unsigned low, unsigned high);
 
 // What the seed source reads (open_random_source() names): best, hwrng,
-// getrandom, rdrand, rdseed, afalg[:ALG], file:PATH.
+// getrandom, rdrand, rdseed, rndr, rndrrs, afalg[:ALG], file:PATH.
 std::string parse_seed_source(std::string_view value, std::string_view where);
 
 // The overrides the environment gives every front end:

@@ -70,11 +70,11 @@ unsigned parse_count(std::string_view value, std::string_view where, unsigned lo
 
 std::string parse_seed_source(std::string_view value, std::string_view where) {
   value = trim_setting(value);
-  for (std::string_view fixed : {"best", "hwrng", "getrandom", "rdrand", "rdseed", "afalg"})
+  for (std::string_view fixed : {"best", "hwrng", "getrandom", "rdrand", "rdseed", "rndr", "rndrrs", "afalg"})
     if (value == fixed) return std::string(value);
   if (value.starts_with("afalg:") || value.starts_with("file:")) return std::string(value);
   throw InvalidArgument(named(where, " ") + "'" + std::string(value) +
-                        "' is not one of best, hwrng, getrandom, rdrand, rdseed, afalg[:ALG], "
+                        "' is not one of best, hwrng, getrandom, rdrand, rdseed, rndr, rndrrs, afalg[:ALG], "
                         "file:PATH");
 }
 

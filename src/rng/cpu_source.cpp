@@ -1,60 +1,127 @@
-// RDRAND and RDSEED, where CPUID says the CPU has them.
+// The CPU's own random-number instructions, where the CPU says it has them:
+//   x86-64   RDRAND (a DRBG reseeded in hardware) and RDSEED (the
+//            conditioned entropy source), found through CPUID;
+//   AArch64  RNDR and RNDRRS (Armv8.5's FEAT_RNG: the same two, as system
+//            registers), found through the kernel's HWCAP2_RNG.
+// Elsewhere each is absent, and `list` says on which processor it exists.
 //
-// Both may report "no value yet" (carry clear). Intel's DRNG software guide
-// says a RDRAND failure is transient and ten retries make a failure
-// practically impossible on a working part; RDSEED fails routinely under
-// load and should be retried after a PAUSE. Beyond the retries the source
-// fails rather than spin.
+// Every one of them may report "no value yet": RDRAND/RDSEED with the carry
+// flag clear, RNDR/RNDRRS with the Z flag set (and a zero value). Intel's
+// DRNG software guide says a RDRAND failure is transient and ten retries
+// make a failure practically impossible on a working part; RDSEED fails
+// routinely under load and should be retried after a PAUSE. Arm's reference
+// manual gives RNDR the same meaning (a failure "in a reasonable period of
+// time" is rare; retry), and RNDRRS, which reseeds on every read, fails
+// under load as RDSEED does. Beyond the retries the source fails rather
+// than spin.
 #include <cstring>
+#include <string>
 
 #include "raw_source.hpp"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
 #endif
 
 namespace cryptoaccel::rng {
 namespace {
 
-constexpr int kRdrandRetries = 10;
-constexpr int kRdseedRetries = 1000;
+enum class Instruction { rdrand, rdseed, rndr, rndrrs };
 
-enum class Instruction { rdrand, rdseed };
+struct Facts {
+  const char* name;
+  const char* description;
+  const char* processor;  // where the instruction exists
+  int retries;
+  bool reseeds;  // an entropy source (retried after a pause), not a DRBG
+};
+
+Facts facts(Instruction which) {
+  switch (which) {
+    case Instruction::rdrand:
+      return {"rdrand", "the CPU's RDRAND instruction (its DRBG, reseeded in hardware)", "x86-64",
+              10, false};
+    case Instruction::rdseed:
+      return {"rdseed", "the CPU's RDSEED instruction (its conditioned entropy source)", "x86-64",
+              1000, true};
+    case Instruction::rndr:
+      return {"rndr", "the CPU's RNDR register (Armv8.5 FEAT_RNG: its DRBG, reseeded in hardware)",
+              "AArch64", 10, false};
+    case Instruction::rndrrs:
+      return {"rndrrs",
+              "the CPU's RNDRRS register (Armv8.5 FEAT_RNG: reseeded from its entropy source on "
+              "every read)",
+              "AArch64", 1000, true};
+  }
+  return {"?", "?", "?", 0, false};
+}
+
+#if defined(__aarch64__)
+// <asm/hwcap.h>'s HWCAP2_RNG, spelled out: older headers lack it.
+constexpr unsigned long kHwcap2Rng = 1UL << 16;
+#endif
 
 bool cpu_has(Instruction which) {
 #if defined(__x86_64__)
   unsigned a, b, c, d;
   if (which == Instruction::rdrand) return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_RDRND);
-  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_RDSEED);
+  if (which == Instruction::rdseed)
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_RDSEED);
+  return false;
+#elif defined(__aarch64__)
+  if (which != Instruction::rndr && which != Instruction::rndrrs) return false;
+  return (getauxval(AT_HWCAP2) & kHwcap2Rng) != 0;
 #else
   (void)which;
   return false;
 #endif
 }
 
-#if defined(__x86_64__)
-__attribute__((target("rdrnd"))) bool next_rdrand(std::uint64_t& value) {
-  unsigned long long v;
-  for (int i = 0; i < kRdrandRetries; ++i)
-    if (_rdrand64_step(&v)) {
-      value = v;
-      return true;
-    }
-  return false;
-}
+// One 64-bit value, or false when the CPU gave none this time.
+bool next_value(Instruction which, std::uint64_t& value);
 
-__attribute__((target("rdseed"))) bool next_rdseed(std::uint64_t& value) {
+#if defined(__x86_64__)
+__attribute__((target("rdrnd"))) bool rdrand_once(std::uint64_t& value) {
   unsigned long long v;
-  for (int i = 0; i < kRdseedRetries; ++i) {
-    if (_rdseed64_step(&v)) {
-      value = v;
-      return true;
-    }
-    _mm_pause();
-  }
+  if (!_rdrand64_step(&v)) return false;
+  value = v;
+  return true;
+}
+__attribute__((target("rdseed"))) bool rdseed_once(std::uint64_t& value) {
+  unsigned long long v;
+  if (!_rdseed64_step(&v)) return false;
+  value = v;
+  return true;
+}
+bool next_value(Instruction which, std::uint64_t& value) {
+  return which == Instruction::rdrand ? rdrand_once(value) : rdseed_once(value);
+}
+void pause() {
+  _mm_pause();
+}
+#elif defined(__aarch64__)
+// By their encodings (S3_3_C2_C4_0 and _1), which assemblers without
+// Armv8.5 support accept too.
+bool next_value(Instruction which, std::uint64_t& value) {
+  std::uint64_t v = 0, ok = 0;
+  if (which == Instruction::rndr)
+    asm volatile("mrs %0, s3_3_c2_c4_0\n\tcset %w1, ne" : "=r"(v), "=r"(ok) : : "cc");
+  else
+    asm volatile("mrs %0, s3_3_c2_c4_1\n\tcset %w1, ne" : "=r"(v), "=r"(ok) : : "cc");
+  value = v;
+  return ok != 0;
+}
+void pause() {
+  asm volatile("yield");
+}
+#else
+bool next_value(Instruction, std::uint64_t&) {
   return false;
 }
+void pause() {}
 #endif
 
 class CpuSource final : public RawSource {
@@ -62,23 +129,22 @@ class CpuSource final : public RawSource {
   explicit CpuSource(Instruction which) : which_(which) {}
 
   std::size_t read(std::span<std::uint8_t> out) override {
-#if defined(__x86_64__)
+    const Facts f = facts(which_);
     for (std::size_t i = 0; i < out.size(); i += 8) {
       std::uint64_t v = 0;
-      const bool ok = which_ == Instruction::rdrand ? next_rdrand(v) : next_rdseed(v);
+      bool ok = false;
+      for (int attempt = 0; attempt < f.retries && !ok; ++attempt) {
+        ok = next_value(which_, v);
+        if (!ok && f.reseeds) pause();
+      }
       if (!ok)
-        throw DriverFailure(which_ == Instruction::rdrand
-                                ? "rdrand: no value after " + std::to_string(kRdrandRetries) +
-                                      " tries (the CPU's generator is failing)"
-                                : "rdseed: no value after " + std::to_string(kRdseedRetries) +
-                                      " tries (the CPU's entropy source is exhausted or failing)");
+        throw DriverFailure(std::string(f.name) + ": no value after " +
+                            std::to_string(f.retries) + " tries (" +
+                            (f.reseeds ? "the CPU's entropy source is exhausted or failing)"
+                                       : "the CPU's generator is failing)"));
       std::memcpy(out.data() + i, &v, std::min<std::size_t>(8, out.size() - i));
     }
     return out.size();
-#else
-    (void)out;
-    throw Unsupported("RDRAND/RDSEED exist on x86-64 only");
-#endif
   }
 
  private:
@@ -86,17 +152,32 @@ class CpuSource final : public RawSource {
 };
 
 RandomSourceInfo probe(Instruction which) {
-  const bool rdrand = which == Instruction::rdrand;
-  RandomSourceInfo info{
-      .name = rdrand ? "rdrand" : "rdseed",
-      .kind = RandomSourceKind::hardware,
-      .description = rdrand ? "the CPU's RDRAND instruction (its DRBG, reseeded in hardware)"
-                            : "the CPU's RDSEED instruction (its conditioned entropy source)",
-      .entropy_per_sample = kClaimedEntropyPerByte};
+  const Facts f = facts(which);
+  RandomSourceInfo info{.name = f.name,
+                        .kind = RandomSourceKind::hardware,
+                        .description = f.description,
+                        .entropy_per_sample = kClaimedEntropyPerByte};
   info.available = cpu_has(which);
-  if (!info.available)
-    info.detail = rdrand ? "CPUID: this CPU has no RDRAND" : "CPUID: this CPU has no RDSEED";
+  if (info.available) return info;
+  const bool x86 = which == Instruction::rdrand || which == Instruction::rdseed;
+#if defined(__x86_64__)
+  info.detail = x86 ? std::string("CPUID: this CPU has no ") + (which == Instruction::rdrand
+                                                                     ? "RDRAND"
+                                                                     : "RDSEED")
+                    : std::string("exists on ") + f.processor + " only";
+#elif defined(__aarch64__)
+  info.detail = x86 ? std::string("exists on ") + f.processor + " only"
+                    : "HWCAP2: this CPU has no FEAT_RNG (RNDR/RNDRRS, Armv8.5)";
+#else
+  (void)x86;
+  info.detail = std::string("exists on ") + f.processor + " only";
+#endif
   return info;
+}
+
+std::unique_ptr<RawSource> open(Instruction which) {
+  if (!cpu_has(which)) throw Unsupported(probe(which).detail);
+  return std::make_unique<CpuSource>(which);
 }
 
 }  // namespace
@@ -104,19 +185,27 @@ RandomSourceInfo probe(Instruction which) {
 RandomSourceInfo probe_rdrand() {
   return probe(Instruction::rdrand);
 }
-
 RandomSourceInfo probe_rdseed() {
   return probe(Instruction::rdseed);
 }
-
-std::unique_ptr<RawSource> open_rdrand() {
-  if (!cpu_has(Instruction::rdrand)) throw Unsupported(probe_rdrand().detail);
-  return std::make_unique<CpuSource>(Instruction::rdrand);
+RandomSourceInfo probe_rndr() {
+  return probe(Instruction::rndr);
+}
+RandomSourceInfo probe_rndrrs() {
+  return probe(Instruction::rndrrs);
 }
 
+std::unique_ptr<RawSource> open_rdrand() {
+  return open(Instruction::rdrand);
+}
 std::unique_ptr<RawSource> open_rdseed() {
-  if (!cpu_has(Instruction::rdseed)) throw Unsupported(probe_rdseed().detail);
-  return std::make_unique<CpuSource>(Instruction::rdseed);
+  return open(Instruction::rdseed);
+}
+std::unique_ptr<RawSource> open_rndr() {
+  return open(Instruction::rndr);
+}
+std::unique_ptr<RawSource> open_rndrrs() {
+  return open(Instruction::rndrrs);
 }
 
 }  // namespace cryptoaccel::rng

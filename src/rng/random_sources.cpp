@@ -32,6 +32,8 @@ std::vector<RandomSourceInfo> random_sources() {
   return {rng::probe_hwrng(),
           rng::probe_rdseed(),
           rng::probe_rdrand(),
+          rng::probe_rndrrs(),
+          rng::probe_rndr(),
           rng::probe_getrandom(),
           rng::probe_afalg(kDefaultAfAlg),
           rng::probe_afalg("jitterentropy_rng")};
@@ -43,6 +45,8 @@ std::unique_ptr<RandomSource> open_random_source(std::string_view name) {
   if (name == "getrandom") return wrap(rng::probe_getrandom(), rng::open_getrandom());
   if (name == "rdrand") return wrap(rng::probe_rdrand(), rng::open_rdrand());
   if (name == "rdseed") return wrap(rng::probe_rdseed(), rng::open_rdseed());
+  if (name == "rndr") return wrap(rng::probe_rndr(), rng::open_rndr());
+  if (name == "rndrrs") return wrap(rng::probe_rndrrs(), rng::open_rndrrs());
   if (name == "afalg" || name.starts_with("afalg:")) {
     const std::string_view algorithm = name == "afalg" ? kDefaultAfAlg : name.substr(6);
     if (algorithm.empty()) throw InvalidArgument("afalg: empty algorithm (want afalg:NAME)");
@@ -56,13 +60,14 @@ std::unique_ptr<RandomSource> open_random_source(std::string_view name) {
     return wrap(rng::describe_file(path), rng::open_file(path));
   }
   throw NotFound("no random source named '" + std::string(name) +
-                 "' (sources: hwrng, getrandom, rdrand, rdseed, afalg[:ALG], file:PATH, stdin, "
+                 "' (sources: hwrng, getrandom, rdrand, rdseed, rndr, rndrrs, afalg[:ALG], file:PATH, "
+                 "stdin, "
                  "best; `cryptoaccel list` shows which are here)");
 }
 
 std::unique_ptr<RandomSource> best_hardware_source() {
   std::string reasons;
-  for (const char* name : {"hwrng", "rdseed", "rdrand"}) {
+  for (const char* name : {"hwrng", "rdseed", "rdrand", "rndrrs", "rndr"}) {
     try {
       return open_random_source(name);
     } catch (const Error& e) {

@@ -41,6 +41,10 @@ RandomSourceInfo probe_rdrand();
 std::unique_ptr<RawSource> open_rdrand();
 RandomSourceInfo probe_rdseed();
 std::unique_ptr<RawSource> open_rdseed();
+RandomSourceInfo probe_rndr();
+std::unique_ptr<RawSource> open_rndr();
+RandomSourceInfo probe_rndrrs();
+std::unique_ptr<RawSource> open_rndrrs();
 
 // `algorithm`: a kernel rng name or driver name ("stdrng", "jitterentropy_rng").
 RandomSourceInfo probe_afalg(std::string_view algorithm);
