@@ -35,7 +35,7 @@ export CMAKE_CXX_COMPILER_LAUNCHER := $(CURDIR)/scripts/compile-cached
 	build-asan build-tsan asan-tests tsan-tests normal-tests beside-asan-build beside-tsan-build \
 	beside-openssl-newest asan-tests-after tsan-tests-after \
 	openssl-newest-check \
-	install format clean test-openssl-newest test-openssl-all check
+	install format clean test-openssl-newest test-openssl-all check test-cross
 
 # Each step of `make test` is timed into $(TIMES) (scripts/timed), each
 # ctest run's own timings too; scripts/test-times reports them.
@@ -145,6 +145,16 @@ openssl-newest-check:
 test-openssl-all: build
 	@status=0; for v in $(OPENSSL_VERSIONS); do \
 	  JOBS=$(JOBS) tests/openssl-versions/build-and-check $$v $(BUILD)/src/provider/cryptoaccel.so || status=1; \
+	done; exit $$status
+
+# The cross builds (docs/platforms.md): arm64, armhf and s390x, each built
+# with Debian's cross compiler against Debian's packages for it, its unit
+# and known-answer suites run under qemu-user.
+CROSS_ARCHES ?= arm64 armhf s390x
+test-cross:
+	@scripts/install-deps --cross
+	@status=0; for a in $(CROSS_ARCHES); do \
+	  CRYPTOACCEL_CROSS_JOBS=$(JOBS) tests/cross/build-and-test $$a || status=1; \
 	done; exit $$status
 
 # The inner loop (docs/testing.md): the unit tests (every gtest suite of

@@ -8,6 +8,7 @@
 // OpenSSL) is stale and is not used.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,8 +30,10 @@ inline constexpr int kProfileVersion = 1;
 // 16,000 of them, 25 drivers x 30 algorithms x 7 sizes x 3 (one at a time,
 // in flight, loaded) with room to spare; anything larger is not a profile.
 inline constexpr std::size_t kMaxProfileBytes = std::size_t{4} << 20;
-// The largest request size and in_flight / workers a measurement may name.
-inline constexpr std::size_t kMaxMeasuredSize = std::size_t{1} << 40;
+// The largest request size and in_flight / workers a measurement may name
+// (2^40; on a 32-bit system the largest size_t, no request being larger).
+inline constexpr std::size_t kMaxMeasuredSize =
+    static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t{1} << 40, SIZE_MAX));
 inline constexpr unsigned kMaxMeasuredInFlight = 1u << 16;
 
 // The request sizes the dispatcher tells apart: a request uses the figures

@@ -77,6 +77,16 @@ void count_runs(const Words& v, std::array<int, 8>& at_least) noexcept {
   at_least[7] = 0;
 }
 
+// Two words as one 128-bit number (hi:lo), with what the doubling below
+// needs: unsigned __int128 exists on 64-bit processors only, and compilers
+// make the same instructions of this where it does.
+struct Pair {
+  std::uint64_t hi, lo;
+  Pair operator&(Pair o) const noexcept { return {hi & o.hi, lo & o.lo}; }
+  // 0 < n < 64
+  Pair operator<<(unsigned n) const noexcept { return {(hi << n) | (lo >> (64 - n)), lo << n}; }
+};
+
 // Whether 26 or more equal bits follow one another within the block.
 bool has_long_run(const Words& x) noexcept {
   // equal(w): bit i of word w equals bit i+1, for i+1 inside the block.
@@ -85,20 +95,19 @@ bool has_long_run(const Words& x) noexcept {
     const std::uint64_t mask = w == kWords ? ~std::uint64_t{0} << 33 : ~std::uint64_t{0};
     return ~(x[w] ^ ((x[w] << 1) | (x[w + 1] >> 63))) & mask;
   };
-  using U128 = unsigned __int128;
-  U128 found = 0;
+  std::uint64_t found = 0;
   std::uint64_t current = equal(1);
   for (std::size_t w = 1; w <= kWords; ++w) {
     const std::uint64_t next = equal(w + 1);
     // Doubling over two words: a position of the first word needs marks up
     // to 24 places on, which may lie in the second.
-    const U128 y = (U128{current} << 64) | next;
-    const U128 a2 = y & (y << 1);
-    const U128 a4 = a2 & (a2 << 2);
-    const U128 a8 = a4 & (a4 << 4);
-    const U128 a16 = a8 & (a8 << 8);
-    const U128 a25 = a16 & (a8 << 16) & (y << 24);
-    found |= a25 >> 64;
+    const Pair y{current, next};
+    const Pair a2 = y & (y << 1);
+    const Pair a4 = a2 & (a2 << 2);
+    const Pair a8 = a4 & (a4 << 4);
+    const Pair a16 = a8 & (a8 << 8);
+    const Pair a25 = a16 & (a8 << 16) & (y << 24);
+    found |= a25.hi;
     current = next;
   }
   return found != 0;

@@ -139,13 +139,13 @@ class DevcryptoRun {
     std::size_t struct_size = 0;
     switch (what) {
       case 0:
-        cmd = cryptodev::kCiocGSession, struct_size = sizeof(cryptodev::SessionOp);
+        cmd = cryptodev::Layout64::kCiocGSession, struct_size = sizeof(cryptodev::Layout64::SessionOp);
         break;
       case 1:
-        cmd = cryptodev::kCiocCrypt, struct_size = sizeof(cryptodev::CryptOp);
+        cmd = cryptodev::Layout64::kCiocCrypt, struct_size = sizeof(cryptodev::Layout64::CryptOp);
         break;
       case 2:
-        cmd = cryptodev::kCiocAuthCrypt, struct_size = sizeof(cryptodev::CryptAuthOp);
+        cmd = cryptodev::Layout64::kCiocAuthCrypt, struct_size = sizeof(cryptodev::Layout64::CryptAuthOp);
         break;
       case 3:
         cmd = cryptodev::kCiocFSession, struct_size = sizeof(std::uint32_t);
@@ -154,13 +154,13 @@ class DevcryptoRun {
         cmd = cryptodev::kCiocGSessInfo, struct_size = sizeof(cryptodev::SessionInfoOp);
         break;
       case 8:
-        cmd = cryptodev::kCiocAsyncCrypt, struct_size = sizeof(cryptodev::CryptOp);
+        cmd = cryptodev::Layout64::kCiocAsyncCrypt, struct_size = sizeof(cryptodev::Layout64::CryptOp);
         break;
       case 9:
-        cmd = cryptodev::kCiocAsyncFetch, struct_size = sizeof(cryptodev::CryptOp);
+        cmd = cryptodev::Layout64::kCiocAsyncFetch, struct_size = sizeof(cryptodev::Layout64::CryptOp);
         break;
       case 10:
-        cmd = cryptodev::kCiocKey, struct_size = sizeof(cryptodev::CryptKop);
+        cmd = cryptodev::Layout64::kCiocKey, struct_size = sizeof(cryptodev::Layout64::CryptKop);
         break;
       default:
         take(&cmd, sizeof cmd), struct_size = 16;
@@ -183,6 +183,13 @@ class DevcryptoRun {
   // A pointer field of the struct becomes an address in the client's memory.
   void map_pointers(std::uint8_t what, std::uint8_t* s) {
     using namespace cryptodev;
+    // The inputs lay the structs out as a 64-bit program does, whatever
+    // compiles this: the server serves that layout on every machine.
+    using SessionOp = Layout64::SessionOp;
+    using CryptOp = Layout64::CryptOp;
+    using CryptAuthOp = Layout64::CryptAuthOp;
+    using CryptKop = Layout64::CryptKop;
+    using CrParam = Layout64::CrParam;
     std::vector<std::size_t> fields;
     if (what == 0) fields = {offsetof(SessionOp, key), offsetof(SessionOp, mackey)};
     if (what == 1 || what == 8)
@@ -311,8 +318,8 @@ class DevcryptoRun {
   }
 
   void remember_session(const std::vector<std::uint8_t>& out) {
-    if (out.size() < sizeof(cryptodev::SessionOp)) return;
-    cryptodev::SessionOp op;
+    if (out.size() < sizeof(cryptodev::Layout64::SessionOp)) return;
+    cryptodev::Layout64::SessionOp op;
     std::memcpy(&op, out.data(), sizeof op);
     if (op.ses == 0) devcrypto_check_failed("session id 0", "");
     ++tally_.sessions;
@@ -321,11 +328,11 @@ class DevcryptoRun {
 
   // Bytes no retry asked for: the decoder must still answer sanely.
   void raw_call(devcrypto::Client& client, std::uint8_t flags) {
-    static const unsigned kCommands[] = {cryptodev::kCiocGSession,   cryptodev::kCiocCrypt,
-                                         cryptodev::kCiocAuthCrypt,  cryptodev::kCiocFSession,
-                                         cryptodev::kCiocGSessInfo,  cryptodev::kCiocAsyncCrypt,
-                                         cryptodev::kCiocAsyncFetch, cryptodev::kCiocCopyHash,
-                                         cryptodev::kCiocKey,        cryptodev::kCiocAsymFeat};
+    static const unsigned kCommands[] = {cryptodev::Layout64::kCiocGSession,   cryptodev::Layout64::kCiocCrypt,
+                                         cryptodev::Layout64::kCiocAuthCrypt,  cryptodev::kCiocFSession,
+                                         cryptodev::kCiocGSessInfo,  cryptodev::Layout64::kCiocAsyncCrypt,
+                                         cryptodev::Layout64::kCiocAsyncFetch, cryptodev::kCiocCopyHash,
+                                         cryptodev::Layout64::kCiocKey,        cryptodev::kCiocAsymFeat};
     // Which: the flags' top three bits and the next byte.
     const unsigned cmd = kCommands[((flags >> 5) | (byte() << 3)) % std::size(kCommands)];
     std::vector<std::uint8_t> in(byte());

@@ -65,6 +65,11 @@ class SeedWriter {
 
 inline std::vector<std::uint8_t> devcrypto_seed() {
   using namespace cryptodev;
+  // A 64-bit program's layout, whatever compiles this (devcrypto_check.hpp).
+  using SessionOp = Layout64::SessionOp;
+  using CryptOp = Layout64::CryptOp;
+  using CryptAuthOp = Layout64::CryptAuthOp;
+  using CryptKop = Layout64::CryptKop;
   using W = SeedWriter;
   W w;
   // Known ids, in the order the server gives them: 0 CBC, 1 SHA-256, 2 HMAC, 3 GCM.
