@@ -160,7 +160,11 @@ bool AeadMessage::aad(Bytes in) {
     aad_.insert(aad_.end(), in.begin(), in.end());
     return true;
   }
-  // ChaCha20-Poly1305 takes it as OpenSSL does; GCM refuses it, as OpenSSL does.
+  // ChaCha20-Poly1305 takes it where the running OpenSSL does; GCM
+  // refuses it, as OpenSSL does.
+  if (alg_.mode == CipherMode::chacha20_poly1305 &&
+      pc_->openssl_default().contract().chacha_poly_aad_first)
+    return false;
   if (state_ == State::keystream) return keystream_open_->more_aad(in);
   to_stream();
   return EVP_Cipher(stream_.get(), nullptr, in.data(), static_cast<unsigned>(in.size())) >= 0;

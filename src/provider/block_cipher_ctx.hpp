@@ -129,8 +129,9 @@ class BlockCipherCtx {
   std::array<std::uint8_t, 64> tls_mac_{};
 };
 
-// The parameter lists of every BlockCipherCtx.
+// The parameter lists of every BlockCipherCtx; what it takes depends on
+// the mode, as in OpenSSL.
 const OSSL_PARAM* block_cipher_gettable_ctx_params(void*, void*);
-const OSSL_PARAM* block_cipher_settable_ctx_params(void*, void*);
+const OSSL_PARAM* block_cipher_settable_ctx_params(CipherMode mode);
 
 }  // namespace cryptoaccel::provider

@@ -465,8 +465,13 @@ int BlockCipherCtx::bad_param(const OSSL_PARAM* p) const {
 namespace {
 
 template <AlgorithmId Id>
-using BlockCipherTable = CipherTable<BlockCipherCtx, Id, &block_cipher_gettable_ctx_params,
-                                     &block_cipher_settable_ctx_params>;
+const OSSL_PARAM* settable_ctx_params(void*, void*) {
+  return block_cipher_settable_ctx_params(algorithm(Id).mode);
+}
+
+template <AlgorithmId Id>
+using BlockCipherTable =
+    CipherTable<BlockCipherCtx, Id, &block_cipher_gettable_ctx_params, &settable_ctx_params<Id>>;
 
 }  // namespace
 

@@ -58,11 +58,10 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
     if (!read_uint(pc_, p, v)) return 0;
     padding_ = v != 0;
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
-    std::size_t v = 0;
-    if (!read_size(pc_, p, v)) return 0;
-    check_key_length(alg_, v);
-  }
+  // A key length is not among the parameters these ciphers take: as
+  // OpenSSL's fixed-length ciphers, they leave one given unread (EVP hands
+  // EVP_CipherInit_ex2's before the init, and EVP_CIPHER_CTX_set_key_length
+  // refuses a length that is not settable).
   if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
     unsigned v = 0;
     if (!read_uint(pc_, p, v)) return 0;
@@ -187,14 +186,26 @@ const OSSL_PARAM* block_cipher_gettable_ctx_params(void*, void*) {
   return kParams;
 }
 
-const OSSL_PARAM* block_cipher_settable_ctx_params(void*, void*) {
-  static const OSSL_PARAM kParams[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
-                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
-                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
-                                       OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr),
-                                       OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
-                                       OSSL_PARAM_END};
-  return kParams;
+const OSSL_PARAM* block_cipher_settable_ctx_params(CipherMode mode) {
+  static const OSSL_PARAM kGeneric[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),
+                                        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, nullptr),
+                                        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr),
+                                        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
+                                        OSSL_PARAM_END};
+  // XTS and ChaCha20 list the lengths they check (and take only their own).
+  static const OSSL_PARAM kXts[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+                                    OSSL_PARAM_END};
+  static const OSSL_PARAM kChaCha20[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+                                         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+                                         OSSL_PARAM_END};
+  switch (mode) {
+    case CipherMode::xts:
+      return kXts;
+    case CipherMode::chacha20:
+      return kChaCha20;
+    default:
+      return kGeneric;
+  }
 }
 
 }  // namespace cryptoaccel::provider

@@ -70,6 +70,14 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
                                     EVP_CipherUpdate(ctx, out, &n, in, 1) != 1;
         return second_refused ? 1 : 0;
       });
+  contract.chacha_poly_aad_first =
+      cipher_does(libctx, "ChaCha20-Poly1305", kNonce, [](EVP_CIPHER_CTX* ctx) {
+        unsigned char in[1] = {}, out[1];
+        int n = 0;
+        const bool late_aad_refused = EVP_CipherUpdate(ctx, out, &n, in, 1) == 1 &&
+                                      EVP_CipherUpdate(ctx, nullptr, &n, in, 1) != 1;
+        return late_aad_refused ? 1 : 0;
+      });
   return contract;
 }
 

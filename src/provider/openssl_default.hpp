@@ -66,6 +66,9 @@ class OpenSslDefault {
     // ChaCha20-Poly1305: after final, no payload until a new nonce is set
     // (OpenSSL since 2026; earlier a second message reuses the nonce).
     bool chacha_poly_nonce_once = false;
+    // ChaCha20-Poly1305: no AAD once the payload has begun (OpenSSL 4.0;
+    // 3.x hashes it in where it comes).
+    bool chacha_poly_aad_first = false;
   };
   const Contract& contract() const noexcept { return contract_; }
 

@@ -387,6 +387,70 @@ TEST_F(Contract, ChaCha20Poly1305DecryptionAfterARefusedInitNeedsItsTag) {
   }
 }
 
+// An init that brings a key length the cipher cannot take: EVP hands the
+// length to the context before the init (the fix of CVE-2023-5363).
+// OpenSSL's fixed-length ciphers leave it unread and take the key; GCM,
+// XTS, ChaCha20 and ChaCha20-Poly1305 refuse it, and the init never runs.
+// Either way a later init without it makes the context whole again.
+//
+// One difference is deliberate: after that refusal OpenSSL's
+// ChaCha20-Poly1305 encrypts under the all-zero key and nonce it was never
+// given; cryptoaccel refuses the update, as OpenSSL's ChaCha20 does.
+void keyed_init_with_a_wrong_key_length(EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+  const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(c)), 0x17);
+  const Bytes other(key.size(), 0x71), iv(16, 0x24);
+  Bytes out(200), tag(16);
+  int n = 0;
+  std::size_t wrong_keylen = key.size() + 1;
+  const OSSL_PARAM wrong[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &wrong_keylen),
+                              OSSL_PARAM_construct_end()};
+  t.add(EVP_EncryptInit_ex2(ctx, c, key.data(), iv.data(), wrong));
+  t.add(EVP_EncryptUpdate(ctx, out.data(), &n, kData.data(), 32));
+  t.add(n);
+  ERR_clear_error();
+  t.add(EVP_EncryptInit_ex2(ctx, nullptr, other.data(), iv.data(), nullptr));
+  t.add(EVP_EncryptUpdate(ctx, out.data() + 40, &n, kData.data(), 32));
+  t.add(n);
+  t.add(EVP_EncryptFinal_ex(ctx, out.data() + 80, &n));
+  t.add(n);
+  if (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER)
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+  ERR_clear_error();
+  t.add(out.data(), out.size());
+  t.add(tag.data(), tag.size());
+}
+
+TEST_F(Contract, AKeyLengthTheCipherCannotTakeIsAsTheDefaultTreatsIt) {
+  for (const char* name : {"AES-128-CBC", "AES-256-CTR", "AES-128-ECB", "DES-EDE3-CBC",
+                           "AES-256-GCM", "AES-128-XTS", "ChaCha20"}) {
+    auto [a, b] = both(name, keyed_init_with_a_wrong_key_length);
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << " " << name;
+  }
+}
+
+TEST_F(Contract, ChaCha20Poly1305NeverEncryptsUnderAKeyItWasNotGiven) {
+  auto [a, b] = both("ChaCha20-Poly1305", keyed_init_with_a_wrong_key_length);
+  ASSERT_EQ(a.results.size(), b.results.size());
+  EXPECT_EQ(a.results[0], 0) << "the init is refused";
+  EXPECT_EQ(b.results[0], 0);
+  EXPECT_EQ(a.results[1], 0) << "no update under a key never given";
+  // Whatever the running OpenSSL does there, the rest is the same.
+  EXPECT_EQ(std::vector<long>(a.results.begin() + 3, a.results.end()),
+            std::vector<long>(b.results.begin() + 3, b.results.end()));
+  EXPECT_TRUE(std::equal(a.bytes.begin() + 40, a.bytes.end(), b.bytes.begin() + 40));
+  if (b.results[1] == 1) {
+    // What OpenSSL wrote is ChaCha20-Poly1305 under the zero key and nonce.
+    CipherPtr ref(theirs("ChaCha20-Poly1305"), &EVP_CIPHER_free);
+    auto ctx = new_ctx();
+    const Bytes zeros(32, 0);
+    Bytes out(32);
+    int n = 0;
+    ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), ref.get(), zeros.data(), zeros.data(), nullptr), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), out.data(), &n, kData.data(), 32), 1);
+    EXPECT_TRUE(std::equal(out.begin(), out.end(), b.bytes.begin()));
+  }
+}
+
 TEST_F(Contract, HmacOverDigestsNoDriverOffers) {
   for (const char* digest :
        {"SHA3-256", "SHA2-512/256", "SHA2-512/224", "BLAKE2B-512", "SM3", "SHA2-256"}) {
@@ -537,6 +601,105 @@ TEST_F(Contract, GcmIvReadBeforeTheFirstUpdateAsTheRunningOpenSsl) {
     if (read == 1) t.add(first == later);
   });
   EXPECT_EQ(a, b);
+}
+
+// A direction switch in mid-message by an init without key or IV: the
+// message goes on in the new direction from the IV last given (CBC, CTR's
+// next block, an AEAD's tag over all of it), as in OpenSSL. With the tag
+// given, ChaCha20-Poly1305 finishes as OpenSSL's does; without it, the
+// decryption is refused (the documented no-tag difference).
+void switch_direction_mid_message(EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t, int first,
+                                  bool explicit_direction) {
+  const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(c)), 0x17), iv(16, 0x24);
+  const bool aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+  Bytes out(200), tag(16, 0);
+  int n = 0;
+  t.add(EVP_CipherInit_ex2(ctx, c, key.data(), iv.data(), first, nullptr));
+  if (aead) t.add(EVP_CipherUpdate(ctx, nullptr, &n, kData.data(), 5));
+  t.add(EVP_CipherUpdate(ctx, out.data(), &n, kData.data(), 16));
+  t.add(n);
+  t.add(EVP_CipherInit_ex2(ctx, nullptr, nullptr, nullptr, explicit_direction ? 1 - first : -1,
+                           nullptr));
+  if (aead) t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag.data()));
+  t.add(EVP_CipherUpdate(ctx, out.data() + 40, &n, kData.data(), 16));
+  t.add(n);
+  t.add(EVP_CipherFinal_ex(ctx, out.data() + 80, &n));
+  t.add(n);
+  if (aead) t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+  ERR_clear_error();
+  t.add(out.data(), out.size());
+  t.add(tag.data(), tag.size());
+}
+
+TEST_F(Contract, ADirectionSwitchInMidMessageIsAsTheDefault) {
+  for (const char* name : {"AES-256-GCM", "ChaCha20-Poly1305", "AES-256-CTR", "ChaCha20"})
+    for (int first : {0, 1})
+      for (bool explicit_direction : {false, true}) {
+        auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+          switch_direction_mid_message(ctx, c, t, first, explicit_direction);
+        });
+        EXPECT_EQ(a, b) << where_bytes_differ(a, b) << " " << name << " first " << first;
+      }
+}
+
+// A block cipher's decryption switched to encryption without a new key:
+// OpenSSL's AES keeps the decryption key schedule and so "encrypts" with
+// it, which is no encryption under the key at all. The direct path is
+// OpenSSL's code and does the same where it takes the cipher (on 3.5 and
+// later not AES-CBC or -ECB: docs/provider.md); the sessions encrypt under
+// the key.
+TEST_F(Contract, ABlockCipherSwitchedToEncryptionWithoutAKeyEncryptsUnderIt) {
+  for (const char* name : {"AES-128-CBC", "AES-128-ECB"}) {
+    auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      switch_direction_mid_message(ctx, c, t, 0, true);
+    });
+    EXPECT_EQ(a.results, b.results) << name;
+    CipherPtr ref(theirs(name), &EVP_CIPHER_free);
+    auto ctx = new_ctx();
+    const Bytes key(16, 0x17), iv(16, 0x24);
+    Bytes expected(32);
+    int n = 0, m = 0;
+    ASSERT_EQ(EVP_EncryptInit_ex2(ctx.get(), ref.get(), key.data(), iv.data(), nullptr), 1);
+    ASSERT_EQ(EVP_EncryptUpdate(ctx.get(), expected.data(), &n, kData.data(), 16), 1);
+    ASSERT_EQ(EVP_EncryptFinal_ex(ctx.get(), expected.data() + n, &m), 1);
+    // The update wrote at 40, the final at 80 (switch_direction_mid_message).
+    Bytes mine(a.bytes.begin() + 40, a.bytes.begin() + 40 + n);
+    mine.insert(mine.end(), a.bytes.begin() + 80, a.bytes.begin() + 80 + m);
+    const bool encrypted_under_the_key = mine == Bytes(expected.begin(), expected.begin() + n + m);
+    if (direct())
+      EXPECT_TRUE(a == b || encrypted_under_the_key) << where_bytes_differ(a, b) << " " << name;
+    else
+      EXPECT_TRUE(encrypted_under_the_key) << name;
+  }
+}
+
+// ChaCha20-Poly1305 AAD after the payload has begun: hashed in where it
+// comes, or refused, as the running OpenSSL does; a decryption with the tag
+// given last (the sessions' own Poly1305) the same as an encryption.
+TEST_F(Contract, ChaCha20Poly1305AadAfterThePayloadAsTheRunningOpenSsl) {
+  const auto [a, b] = both("ChaCha20-Poly1305", [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes ct(64), pt(64), tag(16);
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+    t.add(EVP_EncryptUpdate(ctx, nullptr, &n, kData.data(), 5));
+    t.add(EVP_EncryptUpdate(ctx, ct.data(), &n, kData.data(), 16));
+    t.add(EVP_EncryptUpdate(ctx, nullptr, &n, kData.data() + 5, 7));
+    t.add(EVP_EncryptUpdate(ctx, ct.data() + 16, &n, kData.data() + 16, 16));
+    t.add(EVP_EncryptFinal_ex(ctx, ct.data() + 32, &n));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+    ERR_clear_error();
+    t.add(EVP_DecryptInit_ex2(ctx, nullptr, kKey32.data(), kIv16.data(), nullptr));
+    t.add(EVP_DecryptUpdate(ctx, nullptr, &n, kData.data(), 5));
+    t.add(EVP_DecryptUpdate(ctx, pt.data(), &n, ct.data(), 16));
+    t.add(EVP_DecryptUpdate(ctx, nullptr, &n, kData.data() + 5, 7));
+    t.add(EVP_DecryptUpdate(ctx, pt.data() + 16, &n, ct.data() + 16, 16));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag.data()));
+    t.add(EVP_DecryptFinal_ex(ctx, pt.data() + 32, &n));
+    t.add(ct.data(), ct.size());
+    t.add(tag.data(), tag.size());
+    t.add(pt.data(), pt.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
 }
 
 }  // namespace
