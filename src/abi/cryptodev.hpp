@@ -141,6 +141,14 @@ using Layout32 = Layout<std::uint32_t>;
 using NativeLayout = std::conditional_t<sizeof(void*) == 8, Layout64, Layout32>;
 static_assert(sizeof(void*) == 8 || sizeof(void*) == 4);
 
+// Whether `test` holds for either layout: `test` is a lambda templated on
+// the layout, [&]<class L>() { return cmd == L::kCiocCrypt; }, so that a
+// question about a command is written once for both.
+template <class Test>
+bool in_either_layout(Test test) {
+  return test.template operator()<Layout64>() || test.template operator()<Layout32>();
+}
+
 // A CryptOp in the other layout, field by field; a pointer too wide for a
 // 32-bit one is cut as the kernel's ptr_to_compat() cuts it.
 template <class To, class From>

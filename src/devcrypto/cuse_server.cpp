@@ -183,10 +183,8 @@ void reply(fuse_req_t req, const IoctlReply& r) {
 }
 
 bool is_async(unsigned cmd) {
-  using L64 = cryptodev::Layout64;
-  using L32 = cryptodev::Layout32;
-  return cmd == L64::kCiocAsyncCrypt || cmd == L64::kCiocAsyncFetch ||
-         cmd == L32::kCiocAsyncCrypt || cmd == L32::kCiocAsyncFetch;
+  return cryptodev::in_either_layout(
+      [&]<class L>() { return cmd == L::kCiocAsyncCrypt || cmd == L::kCiocAsyncFetch; });
 }
 
 // Answers the ioctl; an asynchronous one that changed the queue wakes a
@@ -241,12 +239,10 @@ constexpr unsigned kFuseIoctl32Bit = 1u << 3;
 // A round's input beyond the struct itself: a session's keys (CIOCGSESSION),
 // CIOCKEY's private exponents and factors, in either layout.
 bool carries_keys(unsigned cmd, std::size_t in_size) {
-  using L64 = cryptodev::Layout64;
-  using L32 = cryptodev::Layout32;
-  return (cmd == L64::kCiocGSession && in_size > sizeof(L64::SessionOp)) ||
-         (cmd == L32::kCiocGSession && in_size > sizeof(L32::SessionOp)) ||
-         (cmd == L64::kCiocKey && in_size > sizeof(L64::CryptKop)) ||
-         (cmd == L32::kCiocKey && in_size > sizeof(L32::CryptKop));
+  return cryptodev::in_either_layout([&]<class L>() {
+    return (cmd == L::kCiocGSession && in_size > sizeof(typename L::SessionOp)) ||
+           (cmd == L::kCiocKey && in_size > sizeof(typename L::CryptKop));
+  });
 }
 
 void on_ioctl(fuse_req_t req, int cmd, void* arg, fuse_file_info* fi, unsigned flags,

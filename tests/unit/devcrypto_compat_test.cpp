@@ -17,6 +17,7 @@
 #include "abi/cryptodev.hpp"
 #include "devcrypto/protocol.hpp"
 #include "devcrypto_kernel_sim.hpp"
+#include "sp800_38a_cbc.hpp"
 #include "test_util.hpp"
 
 namespace cryptoaccel::test {
@@ -101,8 +102,8 @@ class DevcryptoCompat : public testing::Test {
 
   int ioctl32(unsigned long cmd, void* arg, int* rounds = nullptr,
               devcrypto::Client* client = nullptr) {
-    const SimulatedIoctl run = simulate_ioctl(service_, client != nullptr ? *client : client_,
-                                              cmd, arg, 1, true, /*layout32=*/true);
+    const SimulatedIoctl run = simulate_ioctl(service_, client != nullptr ? *client : client_, cmd,
+                                              arg, 1, true, /*layout32=*/true);
     if (rounds != nullptr) *rounds = run.rounds;
     return run.result;
   }
@@ -128,26 +129,24 @@ class DevcryptoCompat : public testing::Test {
 
 std::unique_ptr<Framework> DevcryptoCompat::framework_;
 
-// SP 800-38A F.2.1 (CBC-AES128.Encrypt), first two blocks.
-const ByteVector kCbcKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
-const ByteVector kCbcIv = hex("000102030405060708090a0b0c0d0e0f");
-const ByteVector kCbcPlain =
-    hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51");
-const ByteVector kCbcCipher =
-    hex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2");
-
 TEST_F(DevcryptoCompat, SessionAndCbcKnownAnswerInThreeRounds) {
-  const std::uint32_t ses = open32(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key);
   ASSERT_NE(ses, 0u);
   const std::uint32_t dst = low_.reserve(32);
-  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses, .op = kEncrypt, .flags = kFlagWriteIv,
-                                             .len = 32, .src = low_.put(kCbcPlain), .dst = dst,
-                                             .mac = 0, .iv = low_.put(kCbcIv)});
+  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses,
+                                             .op = kEncrypt,
+                                             .flags = kFlagWriteIv,
+                                             .len = 32,
+                                             .src = low_.put(Sp80038aCbc::plain),
+                                             .dst = dst,
+                                             .mac = 0,
+                                             .iv = low_.put(Sp80038aCbc::iv)});
   int rounds = 0;
   ASSERT_EQ(ioctl32(L32::kCiocCrypt, op, &rounds), 0);
   EXPECT_EQ(rounds, 3);
-  EXPECT_EQ(low_.get(dst, 32), kCbcCipher);
-  EXPECT_EQ(low_.get(op->iv, 16), ByteVector(kCbcCipher.begin() + 16, kCbcCipher.end()))
+  EXPECT_EQ(low_.get(dst, 32), Sp80038aCbc::cipher);
+  EXPECT_EQ(low_.get(op->iv, 16),
+            ByteVector(Sp80038aCbc::cipher.begin() + 16, Sp80038aCbc::cipher.end()))
       << "COP_FLAG_WRITE_IV writes the IV through the 32-bit pointer";
   EXPECT_EQ(op->ses, ses) << "the struct goes back in its own layout";
 
@@ -174,12 +173,12 @@ TEST_F(DevcryptoCompat, GcmSealAndOpenThroughCiocAuthCrypt) {
   // The GCM test case 3 of the original GCM paper (AES-128, 64-byte text, no AAD).
   const ByteVector key = hex("feffe9928665731c6d6a8f9467308308");
   const ByteVector iv = hex("cafebabefacedbaddecaf888");
-  const ByteVector plain = hex(
-      "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e24"
-      "49a6b525b16aedf5aa0de657ba637b391aafd255");
-  const ByteVector sealed_expected = hex(
-      "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5a"
-      "ac84aa051ba30b396a0aac973d58e091473f59854d5c2af327cd64a62cf35abd2ba6fab4");
+  const ByteVector plain =
+      hex("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e24"
+          "49a6b525b16aedf5aa0de657ba637b391aafd255");
+  const ByteVector sealed_expected =
+      hex("42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5a"
+          "ac84aa051ba30b396a0aac973d58e091473f59854d5c2af327cd64a62cf35abd2ba6fab4");
   const std::uint32_t ses = open32(kAesGcm, key);
   const std::uint32_t sealed = low_.reserve(plain.size() + 16);
   L32::CryptAuthOp* op = low_.place(L32::CryptAuthOp{});
@@ -226,16 +225,20 @@ TEST_F(DevcryptoCompat, ModExpThroughCiocKey) {
 }
 
 TEST_F(DevcryptoCompat, AsyncRequestsAreFetchedInTheFetchersLayout) {
-  const std::uint32_t ses = open32(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key);
   const std::uint32_t dst = low_.reserve(32);
-  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses, .op = kEncrypt, .len = 32,
-                                             .src = low_.put(kCbcPlain), .dst = dst,
-                                             .mac = 0, .iv = low_.put(kCbcIv)});
+  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses,
+                                             .op = kEncrypt,
+                                             .len = 32,
+                                             .src = low_.put(Sp80038aCbc::plain),
+                                             .dst = dst,
+                                             .mac = 0,
+                                             .iv = low_.put(Sp80038aCbc::iv)});
   ASSERT_EQ(ioctl32(L32::kCiocAsyncCrypt, op), 0);
   L32::CryptOp* fetched = low_.place(L32::CryptOp{});
   ASSERT_EQ(ioctl32(L32::kCiocAsyncFetch, fetched), 0);
   EXPECT_EQ(std::memcmp(fetched, op, sizeof *op), 0) << "the submitted struct, in its layout";
-  EXPECT_EQ(low_.get(dst, 32), kCbcCipher);
+  EXPECT_EQ(low_.get(dst, 32), Sp80038aCbc::cipher);
   EXPECT_EQ(ioctl32(L32::kCiocAsyncFetch, fetched), -EBUSY) << "nothing left";
 
   // Queued by a 32-bit program, fetched through the same file by a 64-bit
@@ -249,16 +252,20 @@ TEST_F(DevcryptoCompat, AsyncRequestsAreFetchedInTheFetchersLayout) {
   EXPECT_EQ(wide->src, op->src);
   EXPECT_EQ(wide->dst, std::uint64_t{dst});
   EXPECT_EQ(wide->iv, op->iv);
-  EXPECT_EQ(low_.get(dst, 32), kCbcCipher);
+  EXPECT_EQ(low_.get(dst, 32), Sp80038aCbc::cipher);
 }
 
 TEST_F(DevcryptoCompat, EachLayoutKnowsOnlyItsOwnNumbers) {
-  const std::uint32_t ses = open32(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key);
   // The same bytes under the other layout's number: cryptodev-linux's
   // compat ioctl knows only the 32-bit numbers, its ioctl only the 64-bit.
-  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses, .op = kEncrypt, .len = 16,
-                                             .src = low_.put(kCbcPlain), .dst = low_.reserve(16),
-                                             .mac = 0, .iv = low_.put(kCbcIv)});
+  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses,
+                                             .op = kEncrypt,
+                                             .len = 16,
+                                             .src = low_.put(Sp80038aCbc::plain),
+                                             .dst = low_.reserve(16),
+                                             .mac = 0,
+                                             .iv = low_.put(Sp80038aCbc::iv)});
   EXPECT_EQ(ioctl32(L64::kCiocCrypt, op), -EINVAL);
   EXPECT_EQ(ioctl32(L64::kCiocGSession, op), -EINVAL);
   EXPECT_EQ(ioctl32(L64::kCiocAuthCrypt, op), -EINVAL);
@@ -286,12 +293,12 @@ TEST_F(DevcryptoCompat, RandomRequestsAreAnsweredAlikeInBothLayouts) {
     std::uint32_t cipher, mac;
     ByteVector key, mac_key;
   };
-  const std::vector<Opened> kinds = {{kAesCbc, 0, kCbcKey, {}},
-                                     {kAesCtr, 0, kCbcKey, {}},
-                                     {kAesEcb, 0, kCbcKey, {}},
+  const std::vector<Opened> kinds = {{kAesCbc, 0, Sp80038aCbc::key, {}},
+                                     {kAesCtr, 0, Sp80038aCbc::key, {}},
+                                     {kAesEcb, 0, Sp80038aCbc::key, {}},
                                      {0, kSha256, {}, {}},
                                      {0, kSha1Hmac, {}, hex("0b0b0b0b0b0b0b0b")},
-                                     {kAesCbc, kSha256Hmac, kCbcKey, hex("4a656665")}};
+                                     {kAesCbc, kSha256Hmac, Sp80038aCbc::key, hex("4a656665")}};
   std::vector<std::uint32_t> narrow_ids, wide_ids;
   for (const Opened& k : kinds) {
     narrow_ids.push_back(open32(k.cipher, k.key, k.mac, k.mac_key));
@@ -333,17 +340,27 @@ TEST_F(DevcryptoCompat, RandomRequestsAreAnsweredAlikeInBothLayouts) {
       iv_at[l] = r.iv ? low_.put(iv) : 0;
     }
     const auto s = static_cast<std::size_t>(r.session);
-    L32::CryptOp* narrow = low_.place(L32::CryptOp{
-        .ses = narrow_ids[s], .op = r.op, .flags = r.flags, .len = r.len, .src = src_at,
-        .dst = out[0], .mac = mac[0], .iv = iv_at[0]});
-    L64::CryptOp* wide = low_.place(L64::CryptOp{
-        .ses = wide_ids[s], .op = r.op, .flags = r.flags, .len = r.len, .src = src_at,
-        .dst = out[1], .mac = mac[1], .iv = iv_at[1]});
+    L32::CryptOp* narrow = low_.place(L32::CryptOp{.ses = narrow_ids[s],
+                                                   .op = r.op,
+                                                   .flags = r.flags,
+                                                   .len = r.len,
+                                                   .src = src_at,
+                                                   .dst = out[0],
+                                                   .mac = mac[0],
+                                                   .iv = iv_at[0]});
+    L64::CryptOp* wide = low_.place(L64::CryptOp{.ses = wide_ids[s],
+                                                 .op = r.op,
+                                                 .flags = r.flags,
+                                                 .len = r.len,
+                                                 .src = src_at,
+                                                 .dst = out[1],
+                                                 .mac = mac[1],
+                                                 .iv = iv_at[1]});
     const int a = ioctl32(L32::kCiocCrypt, narrow);
     const int b = ioctl64(L64::kCiocCrypt, wide, &wide_client);
     SCOPED_TRACE("request " + std::to_string(i) + ": session kind " + std::to_string(r.session) +
-                 ", op " + std::to_string(r.op) + ", flags " + std::to_string(r.flags) +
-                 ", len " + std::to_string(r.len));
+                 ", op " + std::to_string(r.op) + ", flags " + std::to_string(r.flags) + ", len " +
+                 std::to_string(r.len));
     ASSERT_EQ(a, b);
     (a == 0 ? successes : failures) += 1;
     if (r.dst) {

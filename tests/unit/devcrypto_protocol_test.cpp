@@ -11,6 +11,7 @@
 #include "abi/cryptodev.hpp"
 #include "devcrypto/protocol.hpp"
 #include "devcrypto_kernel_sim.hpp"
+#include "sp800_38a_cbc.hpp"
 #include "test_util.hpp"
 
 namespace cryptoaccel::test {
@@ -58,14 +59,6 @@ class DevcryptoProtocol : public testing::Test {
 
 std::unique_ptr<Framework> DevcryptoProtocol::framework_;
 
-// SP 800-38A F.2.1 (CBC-AES128.Encrypt), first two blocks.
-const ByteVector kCbcKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
-const ByteVector kCbcIv = hex("000102030405060708090a0b0c0d0e0f");
-const ByteVector kCbcPlain =
-    hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51");
-const ByteVector kCbcCipher =
-    hex("7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2");
-
 TEST_F(DevcryptoProtocol, AbiFactsMatchTheDocumentedValues) {
   EXPECT_EQ(kCiocGSession, 0xc0306366UL);
   EXPECT_EQ(kCiocCrypt, 0xc0306368UL);
@@ -89,40 +82,41 @@ TEST_F(DevcryptoProtocol, AbiFactsMatchTheDocumentedValues) {
 }
 
 TEST_F(DevcryptoProtocol, CbcKnownAnswerInThreeRounds) {
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
   ASSERT_NE(ses, 0u);
-  ByteVector out(kCbcPlain.size()), iv = kCbcIv;
+  ByteVector out(Sp80038aCbc::plain.size()), iv = Sp80038aCbc::iv;
   CryptOp op{.ses = ses, .op = kEncrypt, .len = 32};
-  op.src = address(kCbcPlain.data());
+  op.src = address(Sp80038aCbc::plain.data());
   op.dst = address(out.data());
   op.iv = address(iv.data());
   int rounds = 0;
   ASSERT_EQ(ioctl(kCiocCrypt, &op, &rounds), 0);
   EXPECT_EQ(rounds, 3) << "nothing, the struct, then the struct with its buffers";
-  EXPECT_EQ(out, kCbcCipher);
+  EXPECT_EQ(out, Sp80038aCbc::cipher);
 
   // In place, decrypting.
   op.op = kDecrypt;
   op.src = op.dst;
   ASSERT_EQ(ioctl(kCiocCrypt, &op), 0);
-  EXPECT_EQ(out, kCbcPlain);
+  EXPECT_EQ(out, Sp80038aCbc::plain);
 }
 
 TEST_F(DevcryptoProtocol, CbcWithoutAnIvContinuesTheChainAndWriteIvReturnsIt) {
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
-  ByteVector out(32), iv = kCbcIv;
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
+  ByteVector out(32), iv = Sp80038aCbc::iv;
   CryptOp op{.ses = ses, .op = kEncrypt, .flags = kFlagWriteIv, .len = 16};
-  op.src = address(kCbcPlain.data());
+  op.src = address(Sp80038aCbc::plain.data());
   op.dst = address(out.data());
   op.iv = address(iv.data());
   ASSERT_EQ(ioctl(kCiocCrypt, &op), 0);
-  EXPECT_EQ(iv, ByteVector(kCbcCipher.begin(), kCbcCipher.begin() + 16)) << "COP_FLAG_WRITE_IV";
+  EXPECT_EQ(iv, ByteVector(Sp80038aCbc::cipher.begin(), Sp80038aCbc::cipher.begin() + 16))
+      << "COP_FLAG_WRITE_IV";
   op.flags = 0;
   op.iv = 0;
-  op.src = address(kCbcPlain.data() + 16);
+  op.src = address(Sp80038aCbc::plain.data() + 16);
   op.dst = address(out.data() + 16);
   ASSERT_EQ(ioctl(kCiocCrypt, &op), 0);
-  EXPECT_EQ(out, kCbcCipher);
+  EXPECT_EQ(out, Sp80038aCbc::cipher);
 }
 
 TEST_F(DevcryptoProtocol, Sha256OneShotAndStreamed) {
@@ -202,7 +196,7 @@ TEST_F(DevcryptoProtocol, GcmSealOpenAndForgery) {
 }
 
 TEST_F(DevcryptoProtocol, SessionInfoNamesTheServer) {
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
   SessionInfoOp info{};
   info.ses = ses;
   int rounds = 0;
@@ -233,7 +227,7 @@ TEST_F(DevcryptoProtocol, BadRequestsGetCryptodevLinuxErrno) {
   std::uint32_t bad_id = 12345;
   EXPECT_EQ(ioctl(kCiocFSession, &bad_id), -ENOENT);
 
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
   CryptOp partial{.ses = ses, .op = kEncrypt, .len = 15};
   partial.src = partial.dst = address(buffer.data());
   EXPECT_EQ(ioctl(kCiocCrypt, &partial), -EINVAL) << "not a multiple of the block";
@@ -257,7 +251,7 @@ TEST_F(DevcryptoProtocol, LenBeyondTheBufferFaultsInTheCopy) {
   ASSERT_NE(map, MAP_FAILED);
   ASSERT_EQ(mprotect(static_cast<char*>(map) + page, page, PROT_NONE), 0);
   std::uint8_t* tail = static_cast<std::uint8_t*>(map) + page - 32;
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
   ByteVector iv(16);
   CryptOp op{.ses = ses, .op = kEncrypt, .len = 4096};
   op.src = op.dst = address(tail);
@@ -270,9 +264,9 @@ TEST_F(DevcryptoProtocol, LenBeyondTheBufferFaultsInTheCopy) {
 
 TEST_F(DevcryptoProtocol, SessionsPerClientAreBoundedAndFreed) {
   std::uint32_t ids[4];
-  for (auto& id : ids) id = open_cipher(kAesCbc, kCbcKey);
+  for (auto& id : ids) id = open_cipher(kAesCbc, Sp80038aCbc::key);
   SessionOp fifth{.cipher = kAesCbc, .keylen = 16};
-  fifth.key = address(kCbcKey.data());
+  fifth.key = address(Sp80038aCbc::key.data());
   EXPECT_EQ(ioctl(kCiocGSession, &fifth), -ENOSPC);
   EXPECT_EQ(ioctl(kCiocFSession, &ids[0]), 0);
   EXPECT_EQ(ioctl(kCiocGSession, &fifth), 0) << "a freed session makes room";
@@ -280,7 +274,7 @@ TEST_F(DevcryptoProtocol, SessionsPerClientAreBoundedAndFreed) {
 }
 
 TEST_F(DevcryptoProtocol, AStructChangedBetweenRoundsIsRefused) {
-  const std::uint32_t ses = open_cipher(kAesCbc, kCbcKey);
+  const std::uint32_t ses = open_cipher(kAesCbc, Sp80038aCbc::key);
   ByteVector data(32), iv(16);
   CryptOp op{.ses = ses, .op = kEncrypt, .len = 16};
   op.src = op.dst = address(data.data());
