@@ -57,6 +57,9 @@ struct AsyncStats {
   std::uint64_t verified = 0;      // results recomputed on soft
   std::uint64_t mismatches = 0;    // of which differed (soft's was delivered)
   std::uint64_t late_results = 0;  // results of timed-out calls, discarded
+  // Worker threads held now: those serving, and those a timeout left in a
+  // call that has not returned yet (each is joined once it returns).
+  std::uint64_t threads = 0;
 };
 
 class AsyncSession {

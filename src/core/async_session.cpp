@@ -75,6 +75,7 @@ struct Worker {
   detail::SessionCore::Watch watch;
   std::shared_ptr<Chunk> current;  // guarded by Impl::mutex
   bool abandoned = false;          // guarded by Impl::mutex: a replacement took over
+  bool exited = false;             // guarded by Impl::mutex: work() returned, join() is prompt
   std::uint64_t completed_here = 0;
 };
 
@@ -126,13 +127,32 @@ struct AsyncSession::Impl {
       if (w->thread.joinable()) w->thread.join();
   }
 
+  // Throws (and adds nothing) when the core or the thread cannot be made.
   void start_worker() {
     auto w = std::make_unique<Worker>();
     w->core = std::make_unique<detail::SessionCore>(
         algorithm, key.span(), SessionOptions{.framework = &framework, .driver = options.driver});
     Worker* raw = w.get();
     workers.push_back(std::move(w));
-    raw->thread = std::thread([this, raw] { work(*raw); });
+    try {
+      raw->thread = std::thread([this, raw] { work(*raw); });
+    } catch (...) {
+      workers.pop_back();  // no thread: it must not count as a worker
+      throw;
+    }
+  }
+
+  // Joins and forgets the abandoned workers whose stuck call has returned.
+  // Until joined, a finished thread keeps its stack (8 MiB by default): one
+  // per timeout, for the session's whole life, exhausted a 32-bit address
+  // space after a few hundred timeouts. Called with `mutex` held; a worker
+  // sets `exited` just before it returns, so the joins do not wait long.
+  void reap_exited() {
+    std::erase_if(workers, [](const std::unique_ptr<Worker>& w) {
+      if (!w->exited) return false;
+      if (w->thread.joinable()) w->thread.join();
+      return true;
+    });
   }
 
   void submit(std::span<Request> batch, Completion on_complete) {
@@ -174,7 +194,11 @@ struct AsyncSession::Impl {
       {
         std::unique_lock lock(mutex);
         work_ready.wait(lock, [&] { return stopping || w.abandoned || !queue.empty(); });
-        if (w.abandoned || queue.empty()) return;  // replaced, or stopping with nothing left
+        if (w.abandoned) {  // replaced
+          w.exited = true;
+          return;
+        }
+        if (queue.empty()) return;  // stopping with nothing left
         chunk = std::move(queue.front());
         queue.pop_front();
         w.current = chunk;
@@ -182,7 +206,10 @@ struct AsyncSession::Impl {
       execute(w, *chunk);
       std::lock_guard lock(mutex);
       w.current.reset();
-      if (w.abandoned) return;
+      if (w.abandoned) {
+        w.exited = true;  // the watchdog joins it
+        return;
+      }
     }
   }
 
@@ -314,6 +341,7 @@ struct AsyncSession::Impl {
     while (!stopping) {
       watchdog_wake.wait_for(lock, period);
       if (stopping) break;
+      reap_exited();
       const auto now = Clock::now().time_since_epoch().count();
       const auto limit = std::chrono::duration_cast<Clock::duration>(options.timeout).count();
       const std::size_t count = workers.size();
@@ -333,15 +361,20 @@ struct AsyncSession::Impl {
         // driver left for them) where the call may still succeed. They stay
         // with it, as without a timeout.
         if (retry->jobs.empty()) continue;
+        // The replacement first: without one (no thread to be had), this
+        // worker is not abandoned, keeps its requests as without a timeout
+        // and serves the queue again once its call returns; the next round
+        // tries again. (Abandoning it anyway left the queue to workers that
+        // might all be abandoned: nobody ever took it, wait() never returned.)
+        try {
+          start_worker();
+        } catch (...) {
+          continue;
+        }
         w.abandoned = true;
         driver->health.quarantine();
         timeouts.fetch_add(retry->jobs.size(), std::memory_order_relaxed);
         queue.push_front(std::move(retry));
-        try {
-          start_worker();
-        } catch (...) {
-          // No new worker: the others take the queue.
-        }
       }
       work_ready.notify_all();
     }
@@ -421,13 +454,19 @@ AsyncStats AsyncSession::stats() const {
   const auto get = [](const std::atomic<std::uint64_t>& a) {
     return a.load(std::memory_order_relaxed);
   };
+  std::uint64_t threads = 0;
+  {
+    std::lock_guard lock(impl_->mutex);
+    threads = impl_->workers.size();
+  }
   return {.submitted = get(impl_->submitted),
           .completed = get(impl_->completed),
           .failed = get(impl_->failed),
           .timeouts = get(impl_->timeouts),
           .verified = get(impl_->verified),
           .mismatches = get(impl_->mismatches),
-          .late_results = get(impl_->late_results)};
+          .late_results = get(impl_->late_results),
+          .threads = threads};
 }
 
 }  // namespace cryptoaccel

@@ -307,6 +307,40 @@ TEST(Failover, TimedOutCallsNeverTouchARequestAfterItCompleted) {
   EXPECT_EQ(session.stats().completed, static_cast<std::uint64_t>(kRounds) * kBatch);
 }
 
+// Every timeout abandons a worker to its stuck call and starts another.
+// The abandoned thread ends when its call returns, and must be joined
+// then: until it is, its stack (8 MiB) stays mapped. Unjoined, a session
+// that timed out a few hundred times used up a 32-bit process's address
+// space, the replacement thread could not be made, and wait() never
+// returned (found under qemu-arm). Here every call outlasts the timeout.
+TEST(Failover, AbandonedWorkersAreJoinedWhenTheirCallsReturn) {
+  Faults faults;
+  faults.delay_us = 5000;
+  FrameworkOptions o;
+  o.policy = Policy::offload;
+  o.quarantine_ms = 1;
+  o.drivers.push_back(std::make_unique<test::FaultyDriver>("accel", faults, 16));
+  Framework framework(std::move(o));
+  const ByteVector key = random_bytes(16), iv = random_bytes(16);
+  AsyncSession session(
+      "aes-128-cbc", key,
+      {.framework = &framework, .workers = 2, .timeout = std::chrono::milliseconds(2)});
+  std::vector<ByteVector> in(16, random_bytes(4096)), out(16, ByteVector(4096));
+  for (int round = 0; round < 50; ++round) {
+    std::vector<Request> batch(16);
+    for (std::size_t k = 0; k < batch.size(); ++k)
+      batch[k] = {.op = Operation::decrypt, .iv = iv, .in = in[k], .out = out[k]};
+    session.submit(batch);
+    ASSERT_TRUE(session.wait_for(std::chrono::seconds(60))) << "round " << round;
+  }
+  ASSERT_GE(session.stats().timeouts, 16u) << "the calls must outlast the timeout";
+  // The last abandoned call returns within its 5 ms; the watchdog joins it
+  // at its next look (every millisecond).
+  for (int i = 0; i < 1000 && session.stats().threads > 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(session.stats().threads, 2u) << session.stats().timeouts << " requests timed out";
+}
+
 // With soft the only driver, a call slower than the timeout has nowhere
 // else to go: its requests wait for it and complete with soft's answers
 // (re-running them avoided soft and reported `unsupported`).
