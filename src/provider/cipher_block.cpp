@@ -141,6 +141,18 @@ int BlockCipherCtx::cipher(std::uint8_t* out, std::size_t* outl, std::size_t out
     std::copy(in + n, in + inl, last.begin());
     run(last.data(), out + n, bs);
   }
+  // Decrypting, it writes the partial block's bytes too, from a whole block
+  // read where the partial one starts (past the input); here the bytes past
+  // the input are taken as zeros, never read, and every byte counted in the
+  // result is written.
+  if (alg_.mode == CipherMode::cbc && !encrypt_ && n != inl) {
+    const std::size_t bs = alg_.block_size;
+    std::array<std::uint8_t, kMaxBlock> last{}, plain{};
+    std::copy(in + n, in + inl, last.begin());
+    run(last.data(), plain.data(), bs);
+    std::copy(plain.begin(), plain.begin() + static_cast<std::ptrdiff_t>(inl - n), out + n);
+    secure_wipe(plain.data(), plain.size());
+  }
   *outl = inl;
   return 1;
 }
@@ -175,8 +187,17 @@ int BlockCipherCtx::update(std::uint8_t* out, std::size_t* outl, std::size_t out
       *outl = inl;
       return 1;
     default:
-      if (tls_version_ != 0 && alg_.mode == CipherMode::cbc)
+      if (tls_version_ != 0 && alg_.mode == CipherMode::cbc) {
+        // A record is sealed or opened in place, padded, as OpenSSL's
+        // record code asks; anything else is refused, as there.
+        if (in == nullptr || in != out || outsz < inl || !padding_) [[unlikely]] {
+          CRYPTOACCEL_RAISE(pc_, kReasonOperationFailed,
+                            "cryptoaccel: %s: a TLS record is processed in place, padded",
+                            std::string(alg_.name).c_str());
+          return 0;
+        }
         return encrypt_ ? tls_seal(out, outl, outsz, in, inl) : tls_open(out, outl, outsz, in, inl);
+      }
       return block_update(out, outl, outsz, in, inl);
   }
 }

@@ -220,8 +220,14 @@ class GcmCtx {
         return false;
       tag_len_ = kTagLen;
     } else {
-      // The tag must be given before a decryption ends.
-      if (!tag_len_ || !message_.finish_decrypt({buf_.data(), *tag_len_})) return false;
+      // The tag must be given before a decryption ends; saying so on the
+      // error queue where the running OpenSSL does.
+      if (!tag_len_) {
+        if (pc_->openssl_default().contract().gcm_tag_not_set_raised)
+          fail(kReasonNotInitialised, "the tag is set before a decryption ends");
+        return false;
+      }
+      if (!message_.finish_decrypt({buf_.data(), *tag_len_})) return false;
     }
     iv_state_ = IvState::finished;  // never reuse the IV
     return true;

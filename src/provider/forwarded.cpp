@@ -342,7 +342,12 @@ int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
 template <int Id>
 int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
              size_t ivlen, const OSSL_PARAM params[]) {
-  if (!gcm_tls_guard(vctx, params, iv != nullptr ? ivlen : 0)) return 0;
+  if (!gcm_tls_guard(vctx, params, iv != nullptr ? ivlen : 0)) {
+    // OpenSSL takes the key and IV before it looks at the parameters, and
+    // keeps them when it refuses one: so does this refusal.
+    if (key != nullptr || iv != nullptr) cipher_init<Id>(vctx, key, keylen, iv, ivlen, nullptr);
+    return 0;
+  }
   return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
 }
 

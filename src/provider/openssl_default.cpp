@@ -78,6 +78,23 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
                                       EVP_CipherUpdate(ctx, nullptr, &n, in, 1) != 1;
         return late_aad_refused ? 1 : 0;
       });
+  contract.gcm_tag_not_set_raised = [&] {
+    EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, "AES-128-GCM", nullptr);
+    EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+    static const unsigned char kKey[16] = {};
+    unsigned char out[16];
+    int n = 0;
+    ERR_set_mark();
+    // The caller's queue may hold errors already: only a new one counts.
+    const unsigned long before = ERR_peek_last_error();
+    const bool raised = cipher != nullptr && ctx != nullptr &&
+                        EVP_CipherInit_ex2(ctx, cipher, kKey, kNonce, 0, nullptr) == 1 &&
+                        EVP_CipherFinal_ex(ctx, out, &n) != 1 && ERR_peek_last_error() != before;
+    ERR_pop_to_mark();
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_free(cipher);
+    return raised;
+  }();
   return contract;
 }
 

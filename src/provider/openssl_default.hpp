@@ -69,6 +69,9 @@ class OpenSslDefault {
     // ChaCha20-Poly1305: no AAD once the payload has begun (OpenSSL 4.0;
     // 3.x hashes it in where it comes).
     bool chacha_poly_aad_first = false;
+    // AES-GCM: a decryption ended before its tag was given says so on the
+    // error queue (OpenSSL 4.0; 3.x fails it with the queue empty).
+    bool gcm_tag_not_set_raised = false;
   };
   const Contract& contract() const noexcept { return contract_; }
 

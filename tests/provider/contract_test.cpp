@@ -702,4 +702,88 @@ TEST_F(Contract, ChaCha20Poly1305AadAfterThePayloadAsTheRunningOpenSsl) {
   EXPECT_EQ(a, b) << where_bytes_differ(a, b);
 }
 
+// EVP_Cipher on a CBC decryption of a length that is not whole blocks:
+// OpenSSL decrypts the partial block from a whole block read where it
+// starts, past the input; with zeros there (as here) its answer is the
+// provider's, which never reads past the input and writes every byte the
+// result counts.
+TEST_F(Contract, EvpCipherOnACbcDecryptionOfAPartialBlockWritesEveryByteItCounts) {
+  for (const char* name : {"AES-128-CBC", "AES-256-CBC", "DES-EDE3-CBC"}) {
+    auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      const Bytes key(static_cast<std::size_t>(EVP_CIPHER_get_key_length(c)), 0x17);
+      Bytes in(kData.begin(), kData.begin() + 48);
+      std::fill(in.begin() + 40, in.end(), 0);  // what OpenSSL reads past 40 bytes
+      Bytes out(48, 0xaa);
+      t.add(EVP_CipherInit_ex2(ctx, c, key.data(), kIv16.data(), 0, nullptr));
+      t.add(EVP_Cipher(ctx, out.data(), in.data(), 40));
+      t.add(out.data(), out.size());
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << " " << name;
+  }
+}
+
+// CBC in TLS record mode seals and opens a record in place, padded; a
+// record given with another output buffer, or with padding off, is
+// refused, as OpenSSL's record code refuses it.
+TEST_F(Contract, CbcTlsRecordsAreProcessedInPlaceOnly) {
+  for (int variant = 0; variant < 3; ++variant) {
+    auto [a, b] = both("AES-128-CBC", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      unsigned version = 0x303;
+      const OSSL_PARAM tls[] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+                                OSSL_PARAM_construct_end()};
+      Bytes record(64, 0x33), other(64, 0xaa);
+      int n = 0;
+      t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), kIv16.data(), 1, tls));
+      if (variant == 2) t.add(EVP_CIPHER_CTX_set_padding(ctx, 0));
+      unsigned char* out = variant == 1 ? other.data() : record.data();
+      t.add(EVP_CipherUpdate(ctx, out, &n, record.data(), 38));
+      t.add(n);
+      t.add(record.data(), record.size());
+      t.add(other.data(), other.size());
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << " variant " << variant;
+  }
+}
+
+// An AES-GCM decryption ended before its tag was given fails, and says so
+// on the error queue where the running OpenSSL does (4.0; 3.x leaves the
+// queue empty).
+TEST_F(Contract, GcmDecryptionEndedWithoutItsTagAsTheRunningOpenSsl) {
+  auto [a, b] = both("AES-256-GCM", [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes out(64);
+    int n = 0;
+    ERR_clear_error();
+    t.add(EVP_DecryptInit_ex2(ctx, c, kKey32.data(), kIv16.data(), nullptr));
+    t.add(EVP_DecryptUpdate(ctx, out.data(), &n, kData.data(), 32));
+    t.add(EVP_DecryptFinal_ex(ctx, out.data(), &n));
+    t.add(ERR_peek_error() != 0);
+  });
+  EXPECT_EQ(a, b);
+}
+
+// A GCM init that brings a new key with a parameter the guard in front of
+// OpenSSL's GCM refuses (an invocation field longer than the IV): OpenSSL
+// takes the key before it looks at the parameters and keeps it, and so
+// does the refusal on the direct path.
+TEST_F(Contract, ARefusedGcmInitKeepsTheKeyItBrought) {
+  auto [a, b] = both("AES-256-GCM", [](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    const Bytes other(32, 0x71), inv(16, 0x05);
+    Bytes out(64), tag(16);
+    int n = 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV,
+                                          const_cast<unsigned char*>(inv.data()), inv.size()),
+        OSSL_PARAM_construct_end()};
+    t.add(EVP_CipherInit_ex2(ctx, c, kKey32.data(), kIv16.data(), 1, nullptr));
+    t.add(EVP_CipherInit_ex2(ctx, nullptr, other.data(), nullptr, -1, params));
+    ERR_clear_error();
+    t.add(EVP_CipherUpdate(ctx, out.data(), &n, kData.data(), 48));
+    t.add(EVP_CipherFinal_ex(ctx, out.data() + 48, &n));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag.data()));
+    t.add(out.data(), out.size());
+    t.add(tag.data(), tag.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
+}
+
 }  // namespace
