@@ -33,8 +33,8 @@ export CMAKE_CXX_COMPILER_LAUNCHER := $(CURDIR)/scripts/compile-cached
 
 .PHONY: all deps configure build build-run run test test-unit test-asan test-tsan \
 	build-asan build-tsan asan-tests tsan-tests normal-tests beside-asan-build beside-tsan-build \
-	beside-openssl-newest asan-tests-after tsan-tests-after \
-	openssl-newest-check \
+	beside-openssl-newest beside-cross asan-tests-after tsan-tests-after \
+	openssl-newest-check cross-check \
 	install format clean test-openssl-newest test-openssl-all check test-cross
 
 # Each step of `make test` is timed into $(TIMES) (scripts/timed), each
@@ -93,13 +93,14 @@ run: build-run
 # output in a log shown if it fails. The sanitizer builds' tests run once
 # the normal tests are done (not beside them: a few of both look at
 # timings) and their build is; the OpenSSL check may still run beside
-# them, at nice 19.
+# them, at nice 19, and so may the cross builds' suites under qemu-user
+# after it.
 test:
 	@scripts/test-times --start
 	$(TIMED) "deps" scripts/install-deps
 	$(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory -j3 normal-tests beside-asan-build beside-tsan-build \
-	  beside-openssl-newest asan-tests-after tsan-tests-after
+	  beside-openssl-newest beside-cross asan-tests-after tsan-tests-after
 	@scripts/test-times
 
 # beside,WHAT,TARGETS: `make TARGETS` at nice 19, its output in a log.
@@ -120,6 +121,8 @@ beside-tsan-build: beside-asan-build
 	$(call beside,the TSan build,build-tsan)
 beside-openssl-newest: beside-tsan-build
 	$(call beside,the provider on OpenSSL $(OPENSSL_NEWEST),openssl-newest-check)
+beside-cross: beside-openssl-newest
+	$(call beside,the cross builds under qemu-user,cross-check)
 asan-tests-after: normal-tests beside-asan-build
 	@$(MAKE) --no-print-directory asan-tests
 tsan-tests-after: asan-tests-after beside-tsan-build
@@ -149,12 +152,19 @@ test-openssl-all: build
 
 # The cross builds (docs/platforms.md): arm64, armhf and s390x, each built
 # with Debian's cross compiler against Debian's packages for it, its unit
-# and known-answer suites run under qemu-user.
+# and known-answer suites run under qemu-user (a sample of
+# $(CROSS_KAT_SAMPLE) vectors per algorithm and driver). `test` runs them
+# beside its other stages; `test-cross` alone.
 CROSS_ARCHES ?= arm64 armhf s390x
+CROSS_KAT_SAMPLE ?= 10
 test-cross:
 	@scripts/install-deps --cross
+	$(MAKE) --no-print-directory cross-check
+
+cross-check:
 	@status=0; for a in $(CROSS_ARCHES); do \
-	  CRYPTOACCEL_CROSS_JOBS=$(JOBS) tests/cross/build-and-test $$a || status=1; \
+	  CRYPTOACCEL_KAT_SAMPLE=$(CROSS_KAT_SAMPLE) CRYPTOACCEL_CROSS_JOBS=$(JOBS) \
+	    $(TIMED) "cross $$a: build and test" tests/cross/build-and-test $$a || status=1; \
 	done; exit $$status
 
 # The inner loop (docs/testing.md): the unit tests (every gtest suite of
