@@ -2,8 +2,8 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <sstream>
@@ -33,17 +33,19 @@ void note_libcrypto_ending() {
   libcrypto_ending.store(true);
 }
 
-// Whether OpenSSL's `name` in `libctx`, encrypting under `iv` (null: none
-// given), does `probe` (which returns 1 when it does). The probe's errors
-// stay off the caller's error queue.
+// Whether OpenSSL's `name` in `libctx`, keyed with zeros and inited to
+// encrypt (or decrypt) under `iv` (null: none given), does `probe` (which
+// returns 1 when it does). The probe's errors stay off the caller's queue.
 template <typename Probe>
-bool cipher_does(OSSL_LIB_CTX* libctx, const char* name, const unsigned char* iv, Probe probe) {
+bool cipher_does(OSSL_LIB_CTX* libctx, const char* name, const unsigned char* iv, Probe probe,
+                 int encrypt = 1) {
   static const unsigned char kKey[32] = {};
   EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, name, nullptr);
   EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
   ERR_set_mark();
   const bool does = cipher != nullptr && ctx != nullptr &&
-                    EVP_CipherInit_ex2(ctx, cipher, kKey, iv, 1, nullptr) == 1 && probe(ctx) == 1;
+                    EVP_CipherInit_ex2(ctx, cipher, kKey, iv, encrypt, nullptr) == 1 &&
+                    probe(ctx) == 1;
   ERR_pop_to_mark();
   EVP_CIPHER_CTX_free(ctx);
   EVP_CIPHER_free(cipher);
@@ -78,23 +80,16 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
                                       EVP_CipherUpdate(ctx, nullptr, &n, in, 1) != 1;
         return late_aad_refused ? 1 : 0;
       });
-  contract.gcm_tag_not_set_raised = [&] {
-    EVP_CIPHER* cipher = EVP_CIPHER_fetch(libctx, "AES-128-GCM", nullptr);
-    EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-    static const unsigned char kKey[16] = {};
-    unsigned char out[16];
-    int n = 0;
-    ERR_set_mark();
-    // The caller's queue may hold errors already: only a new one counts.
-    const unsigned long before = ERR_peek_last_error();
-    const bool raised = cipher != nullptr && ctx != nullptr &&
-                        EVP_CipherInit_ex2(ctx, cipher, kKey, kNonce, 0, nullptr) == 1 &&
-                        EVP_CipherFinal_ex(ctx, out, &n) != 1 && ERR_peek_last_error() != before;
-    ERR_pop_to_mark();
-    EVP_CIPHER_CTX_free(ctx);
-    EVP_CIPHER_free(cipher);
-    return raised;
-  }();
+  contract.gcm_tag_not_set_raised = cipher_does(
+      libctx, "AES-128-GCM", kNonce,
+      [](EVP_CIPHER_CTX* ctx) {
+        unsigned char out[16];
+        int n = 0;
+        // The caller's queue may hold errors already: only a new one counts.
+        const unsigned long before = ERR_peek_last_error();
+        return EVP_CipherFinal_ex(ctx, out, &n) != 1 && ERR_peek_last_error() != before ? 1 : 0;
+      },
+      /*encrypt=*/0);
   return contract;
 }
 
