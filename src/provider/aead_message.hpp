@@ -90,7 +90,9 @@ class AeadMessage {
   const Algorithm& alg_;
   std::optional<AeadSession> session_;
   SecretBytes key_;  // so that dupctx and a re-init with the same key need not ask OpenSSL again
-  bool encrypt_ = true;
+  // A context never initialised decrypts, as OpenSSL's (zeroed) do: a
+  // tag set on it is taken.
+  bool encrypt_ = false;
   std::array<std::uint8_t, 128> nonce_{};
   std::size_t nonce_len_ = 0;
   State state_ = State::aad;

@@ -97,6 +97,7 @@ class BlockCipherCtx {
 
   bool random_key(OSSL_PARAM* p);
 
+  int tls_stream_open(const std::uint8_t* out, std::size_t* outl, std::size_t inl);
   int not_initialised() const;
   int too_small(std::size_t need, std::size_t have) const;
   int wrong_final_block() const;
@@ -112,7 +113,8 @@ class BlockCipherCtx {
   std::optional<CipherSession> session_;
   CipherCtxPtr openssl_xts_;  // an XTS key with equal halves, to decrypt
   SecretBytes key_;  // so that dupctx and a re-init with the same key need not ask OpenSSL again
-  bool encrypt_ = true;
+  // Never initialised: decrypting, as OpenSSL's (zeroed) contexts.
+  bool encrypt_ = false;
   bool padding_ = true;
   bool started_ = false;
   bool iv_set_ = false;
@@ -126,6 +128,7 @@ class BlockCipherCtx {
   std::size_t buf_len_ = 0;
   unsigned tls_version_ = 0;
   std::size_t tls_mac_size_ = 0;
+  bool tls_mac_taken_ = false;  // by the last record, as "tls-mac" answers
   std::array<std::uint8_t, 64> tls_mac_{};
 };
 

@@ -49,7 +49,9 @@ BlockCipherCtx::BlockCipherCtx(const BlockCipherCtx& other)
       buf_(other.buf_),
       buf_len_(other.buf_len_),
       tls_version_(other.tls_version_),
-      tls_mac_size_(other.tls_mac_size_) {
+      tls_mac_size_(other.tls_mac_size_),
+      tls_mac_taken_(other.tls_mac_taken_),
+      tls_mac_(other.tls_mac_) {
   if (other.openssl_xts_) {
     openssl_xts_.reset(EVP_CIPHER_CTX_new());
     if (!openssl_xts_ || EVP_CIPHER_CTX_copy(openssl_xts_.get(), other.openssl_xts_.get()) != 1)
@@ -75,8 +77,15 @@ int BlockCipherCtx::init(bool encrypt, const std::uint8_t* key, std::size_t keyl
   encrypt_ = encrypt;
   const bool chacha = alg_.mode == CipherMode::chacha20;
   if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, chain_, 1);
-  if (chacha && key != nullptr && iv == nullptr && chacha_block_kept_) step_chacha_back(chain_);
-  chacha_block_kept_ = false;
+  if (chacha && key != nullptr && iv == nullptr) {
+    if (pc_->openssl_default().contract().chacha20_started_block_counted) {
+      if (num_ != 0) advance_counter(alg_, chain_, 1);  // the block begun is spent
+    } else if (chacha_block_kept_) {
+      step_chacha_back(chain_);
+    }
+  }
+  // An init with neither leaves OpenSSL's ChaCha20 where it stood.
+  if (key != nullptr || iv != nullptr) chacha_block_kept_ = false;
   if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
   buf_len_ = 0;
   started_ = false;
@@ -106,9 +115,10 @@ int BlockCipherCtx::init(bool encrypt, const std::uint8_t* key, std::size_t keyl
       key_.assign(k);
     }
   }
-  if (!set_params(params)) return 0;
+  // The key and IV stand even when a parameter is refused, as in OpenSSL.
+  const int ok = set_params(params);
   if (session_) restart(num_);
-  return 1;
+  return ok;
 }
 
 // OSSL_FUNC_CIPHER_CIPHER, what EVP_Cipher() calls (OpenSSH per packet):
@@ -168,6 +178,8 @@ int BlockCipherCtx::update(std::uint8_t* out, std::size_t* outl, std::size_t out
         return too_small(inl, outsz);
       session_->update({in, inl}, {out, inl});
       advance_stream(inl);
+      if (tls_version_ != 0 && !encrypt_ && inl != 0 && alg_.mode == CipherMode::ctr)
+        return tls_stream_open(out, outl, inl);
       *outl = inl;
       return 1;
     case CipherMode::xts:
@@ -187,7 +199,7 @@ int BlockCipherCtx::update(std::uint8_t* out, std::size_t* outl, std::size_t out
       *outl = inl;
       return 1;
     default:
-      if (tls_version_ != 0 && alg_.mode == CipherMode::cbc) {
+      if (tls_version_ != 0) {  // ECB and CBC: OpenSSL's block ciphers
         // A record is sealed or opened in place, padded, as OpenSSL's
         // record code asks; anything else is refused, as there.
         if (in == nullptr || in != out || outsz < inl || !padding_) [[unlikely]] {
@@ -311,6 +323,7 @@ bool BlockCipherCtx::keystream() const noexcept {
 }
 
 void BlockCipherCtx::advance_stream(std::size_t n) {
+  if (n == 0) return;  // OpenSSL's ChaCha20 and CTR leave their state as it is
   // OpenSSL's ChaCha20 leaves a block that an update finishes exactly
   // where it started mid-block as its current one (its position at the
   // end of that block): a key-only re-init then starts that block again.
@@ -421,8 +434,9 @@ int BlockCipherCtx::tls_seal(std::uint8_t* out, std::size_t* outl, std::size_t o
   const std::size_t bs = alg_.block_size;
   const std::size_t padded = inl + (bs - inl % bs);
   if (outsz < padded) return too_small(padded, outsz);
+  tls_mac_taken_ = false;
   if (out != in) std::memmove(out, in, inl);
-  tls_cbc_pad(out, inl, bs);
+  tls_cbc_pad(out, inl, bs, tls_version_);
   run(out, out, padded);
   *outl = padded;
   return 1;
@@ -434,15 +448,23 @@ int BlockCipherCtx::tls_seal(std::uint8_t* out, std::size_t* outl, std::size_t o
 int BlockCipherCtx::tls_open(std::uint8_t* out, std::size_t* outl, std::size_t outsz,
                              const std::uint8_t* in, std::size_t inl) {
   const std::size_t bs = alg_.block_size;
-  if (inl == 0 || inl % bs != 0) {
+  if (inl % bs != 0) {
     CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
                       "cryptoaccel: TLS record of %zu bytes is not whole blocks", inl);
+    return 0;
+  }
+  // The last record's MAC is gone from here on, as in OpenSSL.
+  tls_mac_taken_ = false;
+  if (inl == 0) {
+    CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                      "cryptoaccel: empty TLS record");
     return 0;
   }
   if (outsz < inl) return too_small(inl, outsz);
   run(in, out, inl);
   const TlsCbcRecord record =
       tls_cbc_unpad(out, inl, bs, tls_version_, tls_mac_size_, tls_mac_.data());
+  tls_mac_taken_ = record.publicly_valid && tls_mac_size_ != 0;
   if (!record.publicly_valid) {
     CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
                       "cryptoaccel: TLS record of %zu bytes is too short", inl);
@@ -455,6 +477,22 @@ int BlockCipherCtx::tls_open(std::uint8_t* out, std::size_t* outl, std::size_t o
     return 0;
   }
   *outl = record.payload;
+  return 1;
+}
+
+// A stream cipher's TLS record (OpenSSL's generic stream ciphers, CTR
+// here), decrypted in full: its last tls-mac-size bytes are the MAC.
+int BlockCipherCtx::tls_stream_open(const std::uint8_t* out, std::size_t* outl, std::size_t inl) {
+  *outl = inl;
+  if (tls_mac_size_ == 0) return 1;
+  if (inl < tls_mac_size_) {
+    CRYPTOACCEL_RAISE(pc_, static_cast<int>(ErrorCode::invalid_length),
+                      "cryptoaccel: TLS record of %zu bytes is shorter than its MAC", inl);
+    return 0;
+  }
+  *outl = inl - tls_mac_size_;
+  std::copy(out + *outl, out + inl, tls_mac_.begin());
+  tls_mac_taken_ = true;
   return 1;
 }
 

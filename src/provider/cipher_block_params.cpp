@@ -35,8 +35,9 @@ int BlockCipherCtx::get_params(OSSL_PARAM params[]) {
     if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated_iv_, 1);
     if (!set_iv_param(p, updated_iv_.data(), alg_.iv_size)) return bad_param(p);
   }
+  // No MAC taken yet is a null pointer of tls-mac-size bytes, as OpenSSL's.
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
-      !OSSL_PARAM_set_octet_ptr(p, tls_mac_.data(), tls_mac_size_))
+      !OSSL_PARAM_set_octet_ptr(p, tls_mac_taken_ ? tls_mac_.data() : nullptr, tls_mac_size_))
     return bad_param(p);
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
   return 1;
@@ -44,6 +45,7 @@ int BlockCipherCtx::get_params(OSSL_PARAM params[]) {
 
 int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
   if (params == nullptr) return 1;
+  if (refuses_repeated_param(pc_, params, block_cipher_settable_ctx_params(alg_.mode))) return 0;
   if (alg_.mode == CipherMode::chacha20) return chacha20_set_params(params);
   const OSSL_PARAM* p;
   if (alg_.mode == CipherMode::xts) {  // OpenSSL's XTS takes only its own key length
@@ -83,6 +85,12 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
     // CTR continues from byte `num` of the current keystream block, as
     // far as that block is known (docs/provider.md, differences); 16 or
     // more would index past OpenSSL's own keystream buffer.
+    // OpenSSL since 3.0.20 keeps it below the block size (CTR's is 1).
+    if (pc_->openssl_default().contract().num_below_block_size && v >= openssl_block_size(alg_)) {
+      CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below %zu",
+                        alg_.name.data(), v, openssl_block_size(alg_));
+      return 0;
+    }
     if (alg_.mode == CipherMode::ctr) {
       if (v >= 16) {
         CRYPTOACCEL_RAISE(pc_, kReasonBadParameter, "cryptoaccel: %s: num %u is not below 16",

@@ -28,6 +28,8 @@ constexpr std::size_t kNonceLen = 12;
 constexpr std::size_t kTagLen = 16;
 constexpr std::size_t kTlsAadLen = 13;
 
+const OSSL_PARAM* settable_ctx_params(void*, void*);
+
 class ChaChaPolyCtx {
  public:
   ChaChaPolyCtx(ProviderContext* pc, const Algorithm& a) : pc_(pc), alg_(a), message_(pc, a) {}
@@ -61,6 +63,7 @@ class ChaChaPolyCtx {
     // A new key or nonce ends the message in progress.
     if (key != nullptr || iv != nullptr) {
       in_message_ = false;
+      record_refused_ = false;
       tls_payload_.reset();
     }
     return set_params(params);
@@ -120,6 +123,7 @@ class ChaChaPolyCtx {
 
   int set_params(const OSSL_PARAM params[]) {
     if (params == nullptr) return 1;
+    if (refuses_repeated_param(pc_, params, settable_ctx_params(nullptr, nullptr))) return 0;
     const OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
       std::size_t n = 0;
@@ -177,6 +181,11 @@ class ChaChaPolyCtx {
   bool run(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
     *outl = 0;
     if (!message_.has_key()) return false;
+    if (record_refused_) {
+      fail(kReasonNotInitialised,
+           "a record of the wrong length ended its message: set a new IV or record");
+      return false;
+    }
     if (!in_message_) {
       if (tls_payload_ && out != nullptr) return tls_record(out, outl, in, inl);
       message_.begin(encrypt_, {counter_nonce_.data(), kNonceLen});
@@ -211,7 +220,13 @@ class ChaChaPolyCtx {
   bool tls_payload(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
     const std::size_t payload = *tls_payload_;
     tls_payload_.reset();
-    if (inl != payload + kTagLen) return false;
+    // OpenSSL goes on with such a message as if its AAD had ended: a tag
+    // no peer computes. It ends here (docs/provider.md, differences).
+    if (inl != payload + kTagLen) {
+      record_refused_ = true;
+      return fail(static_cast<int>(ErrorCode::invalid_length),
+                  "the record's length is not its payload's and tag's") != 0;
+    }
     const Bytes tag_in(in + payload, kTagLen);
     if (!message_.payload({in, payload}, out, encrypt_ ? Bytes() : tag_in)) return false;
     in_message_ = false;
@@ -242,6 +257,7 @@ class ChaChaPolyCtx {
     }
     tls_payload_ = length;
     in_message_ = false;
+    record_refused_ = false;
     // RFC 7905: the nonce xor the sequence number, which stays the nonce in
     // effect until the next one is given (as OpenSSL's counter does).
     counter_nonce_ = nonce_;
@@ -283,7 +299,9 @@ class ChaChaPolyCtx {
   ProviderContext* pc_;
   const Algorithm& alg_;
   AeadMessage message_;
-  bool encrypt_ = true;
+  // A context never initialised decrypts, as OpenSSL's (zeroed) do: a
+  // tag set on it is taken.
+  bool encrypt_ = false;
   std::array<std::uint8_t, kNonceLen> nonce_{};          // as given (IV, tlsivfixed)
   std::array<std::uint8_t, kNonceLen> counter_nonce_{};  // in effect (xor a TLS sequence)
   bool in_message_ = false;
@@ -294,6 +312,7 @@ class ChaChaPolyCtx {
   bool tag_given_ = false;
   std::array<std::uint8_t, kTlsAadLen> tls_aad_{};
   std::optional<std::size_t> tls_payload_;
+  bool record_refused_ = false;  // see tls_payload()
   std::size_t tls_aad_pad_ = 0;
 };
 

@@ -98,6 +98,24 @@ bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) no
   return false;
 }
 
+bool refuses_repeated_param(ProviderContext* pc, const OSSL_PARAM params[],
+                            const OSSL_PARAM known[]) noexcept {
+  if (params == nullptr || !pc->openssl_default().contract().repeated_param_refused) return false;
+  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+    bool is_known = false;
+    for (const OSSL_PARAM* k = known; k->key != nullptr && !is_known; ++k)
+      is_known = std::strcmp(k->key, p->key) == 0;
+    if (!is_known) continue;
+    for (const OSSL_PARAM* q = p + 1; q->key != nullptr; ++q) {
+      if (std::strcmp(q->key, p->key) != 0) continue;
+      CRYPTOACCEL_RAISE(pc, kReasonBadParameter, "cryptoaccel: parameter '%s' is repeated",
+                        p->key);
+      return true;
+    }
+  }
+  return false;
+}
+
 void check_key_length(const Algorithm& a, std::size_t keylen) {
   if (!a.key_size.contains(keylen))
     throw InvalidKeyLength(std::string(a.name) + " takes a " + std::to_string(a.key_size.min) +

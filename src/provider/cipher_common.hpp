@@ -34,6 +34,12 @@ bool read_size(const ProviderContext* pc, const OSSL_PARAM* p, std::size_t& out)
 int set_iv_param(OSSL_PARAM* p, const std::uint8_t* bytes, std::size_t size) noexcept;
 bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) noexcept;
 
+// Whether to refuse `params` for naming one of the parameters in `known`
+// twice, as the running OpenSSL does since 3.6 (its generated decoders;
+// OpenSslDefault::Contract::repeated_param_refused): raises the error then.
+bool refuses_repeated_param(ProviderContext* pc, const OSSL_PARAM params[],
+                            const OSSL_PARAM known[]) noexcept;
+
 // Throws InvalidKeyLength / InvalidIvLength with the lengths the algorithm takes.
 void check_key_length(const Algorithm& a, std::size_t keylen);
 

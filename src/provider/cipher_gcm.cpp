@@ -37,6 +37,8 @@ enum class IvState : std::uint8_t {
   finished   // its message ended, or its length changed: never used again
 };
 
+const OSSL_PARAM* settable_ctx_params(void*, void*);
+
 class GcmCtx {
  public:
   GcmCtx(ProviderContext* pc, const Algorithm& a) : pc_(pc), alg_(a), message_(pc, a) {}
@@ -147,6 +149,7 @@ class GcmCtx {
 
   int set_params(const OSSL_PARAM params[]) {
     if (params == nullptr) return 1;
+    if (refuses_repeated_param(pc_, params, settable_ctx_params(nullptr, nullptr))) return 0;
     const OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       void* to = buf_.data();
@@ -360,7 +363,9 @@ class GcmCtx {
   ProviderContext* pc_;
   const Algorithm& alg_;
   AeadMessage message_;
-  bool encrypt_ = true;
+  // A context never initialised decrypts, as OpenSSL's (zeroed) do: a
+  // tag set on it is taken.
+  bool encrypt_ = false;
   std::array<std::uint8_t, kMaxIv> iv_{};
   std::size_t iv_len_ = kDefaultIv;
   IvState iv_state_ = IvState::unset;

@@ -324,7 +324,6 @@ bool gcm_tls_guard(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen
   std::size_t ivlen = 0;
   if (gcm_ivlen_for(vctx, params, init_ivlen, ivlen) && ivlen >= kGcmExplicitIv &&
       !(fixed_sized && fixed->data_size > ivlen) && !(inv != nullptr && inv->data_size > ivlen)) {
-    c.gcm_tls = c.gcm_tls || fixed != nullptr || aad != nullptr;
     return true;
   }
   CRYPTOACCEL_GUARD_FAIL(c, static_cast<int>(ErrorCode::invalid_iv_length),
@@ -334,21 +333,72 @@ bool gcm_tls_guard(void* vctx, const OSSL_PARAM params[], std::size_t init_ivlen
   return false;
 }
 
+// Whether OpenSSL 3.0's GCM refuses `params` at the tag or the IV length,
+// which it reads before the record parameters, so that none was taken.
+bool gcm_refused_before_records(const ForwardedCtx& c, const OSSL_PARAM params[]) {
+  constexpr std::size_t kMaxTag = 16, kMaxIv = 128;
+  const OSSL_PARAM* tag = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG);
+  if (tag != nullptr && (tag->data_size == 0 || tag->data_size > kMaxTag ||
+                         (tag->data != nullptr && !c.decrypting)))
+    return true;
+  const OSSL_PARAM* len = find_param(params, OSSL_CIPHER_PARAM_IVLEN);
+  std::size_t v = 0;
+  return len != nullptr && (!OSSL_PARAM_get_size_t(len, &v) || v == 0 || v > kMaxIv);
+}
+
+// A fixed IV or "tlsaad" taken marks the context as set up for records;
+// of a refused set, unless OpenSSL stopped before them.
+void note_gcm_records(void* vctx, const OSSL_PARAM params[], int ok) {
+  ForwardedCtx& c = *ctx_of(vctx);
+  if (find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) == nullptr &&
+      find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD) == nullptr)
+    return;
+  if (ok || !gcm_refused_before_records(c, params)) c.gcm_tls = true;
+}
+
+// What OpenSSL takes of a parameter set before it meets the record
+// parameter the guard refused: it reads the tag, then the IV length, then
+// the record parameters, and stops at the first it refuses. Those two go
+// through as there; the refusal is the guard's. An IV length that would
+// leave a context set up for records with an IV too short for them stays
+// out, whatever OpenSSL would do.
+void gcm_before_refused(void* vctx, const OSSL_PARAM params[]) {
+  OSSL_PARAM taken[3];
+  std::size_t n = 0;
+  if (const OSSL_PARAM* tag = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG)) taken[n++] = *tag;
+  if (const OSSL_PARAM* len = find_param(params, OSSL_CIPHER_PARAM_IVLEN)) {
+    std::size_t v = 0;
+    if (!ctx_of(vctx)->gcm_tls || (OSSL_PARAM_get_size_t(len, &v) && v >= kGcmExplicitIv))
+      taken[n++] = *len;
+  }
+  if (n == 0) return;
+  taken[n] = OSSL_PARAM_construct_end();
+  set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, taken);
+}
+
 int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-  if (!gcm_tls_guard(vctx, params, 0)) return 0;
-  return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+  if (!gcm_tls_guard(vctx, params, 0)) {
+    gcm_before_refused(vctx, params);
+    return 0;
+  }
+  const int ok = set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
+  note_gcm_records(vctx, params, ok);
+  return ok;
 }
 
 template <int Id>
 int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
              size_t ivlen, const OSSL_PARAM params[]) {
   if (!gcm_tls_guard(vctx, params, iv != nullptr ? ivlen : 0)) {
-    // OpenSSL takes the key and IV before it looks at the parameters, and
-    // keeps them when it refuses one: so does this refusal.
-    if (key != nullptr || iv != nullptr) cipher_init<Id>(vctx, key, keylen, iv, ivlen, nullptr);
+    // OpenSSL takes the direction, key and IV before it looks at the
+    // parameters, and keeps them when it refuses one: so does this refusal.
+    cipher_init<Id>(vctx, key, keylen, iv, ivlen, nullptr);
+    gcm_before_refused(vctx, params);
     return 0;
   }
-  return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
+  const int ok = cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
+  note_gcm_records(vctx, params, ok);
+  return ok;
 }
 
 // "tlsivgen" steps the IV's last 8 bytes: refused on a shorter IV.

@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <cstring>
 #include <sstream>
 #include <vector>
 
@@ -63,6 +64,7 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
         return EVP_CIPHER_CTX_get_params(ctx, params);
       });
   static const unsigned char kNonce[12] = {};
+  static const unsigned char kNonce16[16] = {};
   contract.chacha_poly_nonce_once =
       cipher_does(libctx, "ChaCha20-Poly1305", kNonce, [](EVP_CIPHER_CTX* ctx) {
         unsigned char in[1] = {}, out[16];
@@ -90,6 +92,33 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
         return EVP_CipherFinal_ex(ctx, out, &n) != 1 && ERR_peek_last_error() != before ? 1 : 0;
       },
       /*encrypt=*/0);
+  contract.repeated_param_refused =
+      cipher_does(libctx, "AES-128-CBC", kNonce16, [](EVP_CIPHER_CTX* ctx) {
+        unsigned int on = 1;
+        const OSSL_PARAM twice[] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &on),
+                                    OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_PADDING, &on),
+                                    OSSL_PARAM_construct_end()};
+        return EVP_CIPHER_CTX_set_params(ctx, twice) != 1 ? 1 : 0;
+      });
+  contract.num_below_block_size =
+      cipher_does(libctx, "AES-128-CTR", kNonce16, [](EVP_CIPHER_CTX* ctx) {
+        unsigned int num = 1;  // EVP_CIPHER_CTX_set_num's parameter
+        const OSSL_PARAM params[] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_NUM, &num),
+                                     OSSL_PARAM_construct_end()};
+        return EVP_CIPHER_CTX_set_params(ctx, params) != 1 ? 1 : 0;
+      });
+  contract.chacha20_started_block_counted =
+      cipher_does(libctx, "ChaCha20", kNonce16, [](EVP_CIPHER_CTX* ctx) {
+        static const unsigned char kZeroKey[32] = {};
+        unsigned char zeros[128] = {}, stream[128], after[64];
+        int n = 0;
+        const bool ran = EVP_CipherUpdate(ctx, stream, &n, zeros, 128) == 1 &&
+                         EVP_CipherInit_ex2(ctx, nullptr, kZeroKey, kNonce16, 1, nullptr) == 1 &&
+                         EVP_CipherUpdate(ctx, after, &n, zeros, 1) == 1 &&
+                         EVP_CipherInit_ex2(ctx, nullptr, kZeroKey, nullptr, 1, nullptr) == 1 &&
+                         EVP_CipherUpdate(ctx, after, &n, zeros, 64) == 1;
+        return ran && std::memcmp(after, stream + 64, 64) == 0 ? 1 : 0;
+      });
   return contract;
 }
 

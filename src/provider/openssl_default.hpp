@@ -72,6 +72,17 @@ class OpenSslDefault {
     // AES-GCM: a decryption ended before its tag was given says so on the
     // error queue (OpenSSL 4.0; 3.x fails it with the queue empty).
     bool gcm_tag_not_set_raised = false;
+    // A parameter set that names a parameter twice is refused (OpenSSL
+    // 3.6's generated decoders; before, the first one counts).
+    bool repeated_param_refused = false;
+    // The generic ciphers' "num" is below the block size: CTR (a stream,
+    // block size 1) takes only 0 (OpenSSL 3.0.20 and 3.5.5 on; before, any
+    // number below 16).
+    bool num_below_block_size = false;
+    // ChaCha20 counts a block it started as used: a key-only re-init goes
+    // on at the next block (OpenSSL 3.6 on; before, it starts the current
+    // block again).
+    bool chacha20_started_block_counted = false;
   };
   const Contract& contract() const noexcept { return contract_; }
 

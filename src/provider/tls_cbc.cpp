@@ -32,9 +32,11 @@ constexpr std::size_t kMaxMac = 64;
 
 }  // namespace
 
-std::size_t tls_cbc_pad(std::uint8_t* record, std::size_t length, std::size_t block) noexcept {
+std::size_t tls_cbc_pad(std::uint8_t* record, std::size_t length, std::size_t block,
+                        unsigned tls_version) noexcept {
   const std::size_t pad = block - length % block;  // 1..block bytes, each of value pad-1
-  std::memset(record + length, static_cast<int>(pad - 1), pad);
+  std::memset(record + length, tls_version == kSsl3Version ? 0 : static_cast<int>(pad - 1), pad);
+  record[length + pad - 1] = static_cast<std::uint8_t>(pad - 1);
   return length + pad;
 }
 
@@ -43,7 +45,11 @@ TlsCbcRecord tls_cbc_unpad(const std::uint8_t* record, std::size_t length, std::
   TlsCbcRecord result;
   // Everything checked before the padding byte is read is public.
   if (length == 0 || length % block != 0 || mac_size > kMaxMac) return result;
-  if (tls_version > kTls1Version) {
+  const bool explicit_iv = tls_version == kTls11Version || tls_version == kTls12Version ||
+                           tls_version == kDtls1Version || tls_version == kDtls12Version ||
+                           tls_version == kDtls1BadVersion;
+  if (!explicit_iv && tls_version != kTls1Version && tls_version != kSsl3Version) return result;
+  if (explicit_iv) {
     if (length < block) return result;
     result.offset = block;
     length -= block;
@@ -54,14 +60,20 @@ TlsCbcRecord tls_cbc_unpad(const std::uint8_t* record, std::size_t length, std::
 
   const std::size_t pad = data[length - 1];
   std::size_t good = mask_ge(length, mac_size + 1 + pad);
-  // Check the largest padding possible whatever `pad` is: how much is
-  // checked must not depend on it.
-  const std::size_t to_check = std::min<std::size_t>(256, length);
-  for (std::size_t i = 0; i < to_check; ++i) {
-    const std::size_t in_padding = mask_ge(pad, i);
-    good &= ~(in_padding & (pad ^ data[length - 1 - i]));
+  if (tls_version == kSsl3Version) {
+    // SSL 3.0's padding bytes are arbitrary; it must only be minimal.
+    good &= mask_ge(block, pad + 1);
+  } else {
+    // Check the largest padding possible whatever `pad` is: how much is
+    // checked must not depend on it.
+    const std::size_t to_check = std::min<std::size_t>(256, length);
+    for (std::size_t i = 0; i < to_check; ++i) {
+      const std::size_t in_padding = mask_ge(pad, i);
+      good &= ~(in_padding & (pad ^ data[length - 1 - i]));
+    }
+    good = mask_eq(good & 0xff, 0xff);
   }
-  good = barrier(mask_eq(good & 0xff, 0xff));
+  good = barrier(good);
   const std::size_t unpadded = length - (good & (pad + 1));
   result.padding_good = good != 0;
   result.payload = unpadded - mac_size;

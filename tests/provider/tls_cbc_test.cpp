@@ -22,7 +22,7 @@ Bytes record(std::size_t payload, std::size_t mac, std::size_t pad_value) {
 TEST(TlsCbc, PadMakesWholeBlocksOfTheRightValue) {
   for (std::size_t n = 0; n < 40; ++n) {
     Bytes buffer(n + 16, 0xee);
-    const std::size_t padded = tls_cbc_pad(buffer.data(), n, 16);
+    const std::size_t padded = tls_cbc_pad(buffer.data(), n, 16, 0x0303);
     EXPECT_EQ(padded % 16, 0u);
     EXPECT_GT(padded, n);
     for (std::size_t i = n; i < padded; ++i) EXPECT_EQ(buffer[i], padded - n - 1);
@@ -71,6 +71,32 @@ TEST(TlsCbc, ShortRecordsArePubliclyInvalid) {
   EXPECT_FALSE(tls_cbc_unpad(r.data(), 32, 16, 0x0303, 20, got).publicly_valid);
   EXPECT_FALSE(tls_cbc_unpad(r.data(), 31, 16, 0x0303, 0, got).publicly_valid);
   EXPECT_TRUE(tls_cbc_unpad(r.data(), 16, 16, 0x0301, 0, got).publicly_valid);  // TLS 1.0
+}
+
+// SSL 3.0 pads with arbitrary bytes (zeros here) and a length byte, and
+// checks only that the padding is shorter than a block.
+TEST(TlsCbc, Ssl3PaddingIsZerosAndItsLength) {
+  Bytes buffer(40, 0xee);
+  EXPECT_EQ(tls_cbc_pad(buffer.data(), 20, 16, 0x0300), 32u);
+  for (std::size_t i = 20; i < 31; ++i) EXPECT_EQ(buffer[i], 0) << i;
+  EXPECT_EQ(buffer[31], 11);
+  std::uint8_t got[64] = {};
+  const TlsCbcRecord good = tls_cbc_unpad(buffer.data(), 32, 16, 0x0300, 0, got);
+  EXPECT_TRUE(good.padding_good);
+  EXPECT_EQ(good.offset, 0u);  // no explicit IV
+  EXPECT_EQ(good.payload, 20u);
+  buffer[31] = 16;  // a whole block of padding and more: not minimal
+  EXPECT_FALSE(tls_cbc_unpad(buffer.data(), 32, 16, 0x0300, 0, got).padding_good);
+}
+
+TEST(TlsCbc, VersionsWithoutCbcRecordsArePubliclyInvalid) {
+  std::uint8_t got[64];
+  Bytes r = record(16, 0, 15);
+  ASSERT_EQ(r.size() % 16, 0u);
+  for (unsigned version : {0x0302U, 0x0303U, 0xfeffU, 0xfefdU, 0x0100U})
+    EXPECT_TRUE(tls_cbc_unpad(r.data(), r.size(), 16, version, 0, got).padding_good) << version;
+  for (unsigned version : {0x0304U, 0x0200U, 0U})
+    EXPECT_FALSE(tls_cbc_unpad(r.data(), r.size(), 16, version, 0, got).publicly_valid) << version;
 }
 
 }  // namespace
