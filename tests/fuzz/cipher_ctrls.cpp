@@ -1,9 +1,21 @@
 // Cipher sequences' ctrls and parameters: IV length, GCM fixed IV, IV
 // generation and invocation field, tags, TLS AAD, padding, num, IV
 // read-back, sizes: every one the default provider accepts.
+#include <openssl/core_names.h>
+
 #include "cipher_sequence.hpp"
 
 namespace cryptoaccel::fuzz {
+
+// The IV length A's provider holds, asked of it: EVP's own answer is a
+// copy, which OpenSSL 4.0 does not renew when a parameter set changes it.
+int CipherSequence::provider_iv_length() const {
+  std::size_t len = 0;
+  OSSL_PARAM q[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &len),
+                    OSSL_PARAM_construct_end()};
+  if (EVP_CIPHER_CTX_get_params(ctx(kSideA), q) != 1) return EVP_CIPHER_CTX_get_iv_length(ctx(kSideA));
+  return static_cast<int>(len);
+}
 
 // A ctrl whose pointer is an input (copied: writes to it show).
 Outcome CipherSequence::ctrl_with_input(int s, int type, int arg, const Bytes& in, bool null_ptr) {
@@ -41,9 +53,11 @@ void CipherSequence::set_ivlen(const Record& r) {
   const bool ok = run_ctrl_in("set_ivlen", "EVP_CTRL_AEAD_SET_IVLEN", EVP_CTRL_AEAD_SET_IVLEN, len,
                               {}, true) > 0;
   if (ok) iv_length_ = len;
-  if (gcm_ && ok) {  // the IV is unset: an encryption draws one
+  // The IV is unset: an encryption draws one, and a decryption keeps
+  // what an earlier one drew past the IV it was given.
+  if (gcm_ && ok) {
     iv_known_ = false;
-    if (!decrypting()) d_.set_unpredictable(true);
+    d_.set_unpredictable(true);
   }
 }
 
@@ -53,7 +67,7 @@ void CipherSequence::iv_fixed(const Record& r) {
   // OpenSSL 3.0's setivfixed() computes ivlen - len in size_t: a fixed
   // part longer than the IV makes the default provider fill ~2^64 random
   // bytes past its context. Not asked of either side.
-  if (gcm_ && len > 0 && have_cipher() && len > EVP_CIPHER_CTX_get_iv_length(ctx(kSideA))) return;
+  if (gcm_ && len > 0 && have_cipher() && len > provider_iv_length()) return;
   // A whole IV shorter than a record's 8-byte explicit part: OpenSSL 3.0
   // takes it, and its records then write in front of the IV (as in
   // tls_aad()). Not asked of either side; cryptoaccel refuses it.
@@ -87,7 +101,7 @@ void CipherSequence::iv_inv(const Record& r) {
   // OpenSSL 3.0's setivinv() copies to iv + ivlen - len unchecked: a part
   // longer than the IV writes in front of it, into the default provider's
   // context. Not asked of either side.
-  if (gcm_ && len > 0 && have_cipher() && len > EVP_CIPHER_CTX_get_iv_length(ctx(kSideA))) return;
+  if (gcm_ && len > 0 && have_cipher() && len > provider_iv_length()) return;
   run_ctrl_in("iv_inv", "EVP_CTRL_GCM_SET_IV_INV", EVP_CTRL_GCM_SET_IV_INV, len,
               derived_bytes(r.data_seed, kCtrlBuffer, 4));
 }
@@ -163,7 +177,11 @@ void CipherSequence::tls_aad(const Record& r) {
   const Outcome a = d_.both("tls_aad", call, [&](int s) {
     return ctrl_with_input(s, EVP_CTRL_AEAD_TLS1_AAD, arg, aad, false);
   });
-  if (a.values[0] > 0) tls_len_ = static_cast<std::size_t>(len);
+  if (a.values[0] > 0) {
+    tls_len_ = static_cast<std::size_t>(len);
+    tls_aad_set_ = true;
+    d_.end_documented("chacha20_poly1305_record_of_wrong_length");
+  }
 }
 
 void CipherSequence::padding(const Record& r) {

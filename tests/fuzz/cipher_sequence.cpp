@@ -65,13 +65,17 @@ void CipherSequence::properties(const OpFilter& filter) {
 }
 
 void CipherSequence::init(const Record& r) {
+  init_with(r, nullptr);
+}
+
+void CipherSequence::init_with(const Record& r, const ParamSet* params) {
   static const char* const kCalls[] = {"EVP_EncryptInit_ex2", "EVP_DecryptInit_ex2",
                                        "EVP_CipherInit_ex2"};
   const int kind = r.arg[0] % 3;
   static constexpr int kEnc[] = {1, 0, -1};
   const int enc = r.pick(1, kEnc);
   const bool with_key = r.arg[2] % 4 != 0, with_iv = r.arg[3] % 4 != 0;
-  const bool with_cipher = r.arg[4] % 4 != 0;
+  const bool with_cipher = starts_context(r);
   Bytes key = derived_bytes(r.data_seed, 64, 1);
   if (r.flag(5) && !key_.empty()) key = key_;
   if (xts_ && r.arg[6] % 8 == 0)  // XTS with equal key halves
@@ -82,22 +86,31 @@ void CipherSequence::init(const Record& r) {
                      ", key=" + (with_key ? hex(key.data(), key_len_, 64) : "NULL") +
                      ", iv=" + (with_iv ? hex(iv.data(), 16, 16) + ".." : "NULL");
   if (kind == 2) call += ", enc=" + std::to_string(enc);
-  call += ")";
-  const Outcome a = d_.both("init", call, [&](int s) {
+  call += params != nullptr ? ", {" + params->text + "})" : ")";
+  const bool was_decrypting = decrypting();
+  const OSSL_PARAM* p = params != nullptr ? params->params.data() : nullptr;
+  const Outcome a = d_.both(params != nullptr ? "init_params" : "init", call, [&](int s) {
     const EVP_CIPHER* c = with_cipher ? cipher(s) : nullptr;
     const unsigned char* k = with_key ? key.data() : nullptr;
     const unsigned char* v = with_iv ? iv.data() : nullptr;
     switch (kind) {
       case 0:
-        return value(EVP_EncryptInit_ex2(ctx(s), c, k, v, nullptr));
+        return value(EVP_EncryptInit_ex2(ctx(s), c, k, v, p));
       case 1:
-        return value(EVP_DecryptInit_ex2(ctx(s), c, k, v, nullptr));
+        return value(EVP_DecryptInit_ex2(ctx(s), c, k, v, p));
       default:
-        return value(EVP_CipherInit_ex2(ctx(s), c, k, v, enc, nullptr));
+        return value(EVP_CipherInit_ex2(ctx(s), c, k, v, enc, p));
     }
   });
   tls_len_ = 0;
   const bool ok = a.values[0] == 1;
+  if (ok) tls_aad_set_ = false;  // a refused init may not have reached the provider
+  // ChaCha20-Poly1305 takes only its own key and IV lengths; EVP hands
+  // them over before the init, which a refusal stops.
+  if (!ok && params != nullptr && params->odd_length && chacha_poly_ && !with_cipher)
+    provider_decrypting_ = was_decrypting;
+  else
+    provider_decrypting_.reset();
   documented_after_init(ok, with_cipher, with_key, with_iv);
   if (ok) finalised_ = false;
   if (with_key)
@@ -109,6 +122,7 @@ void CipherSequence::init(const Record& r) {
   if (with_iv && ok) iv_known_ = true;
   if (gcm_ && ok && !iv_known_ && !decrypting()) d_.set_unpredictable(true);
   if (with_iv && ok) known_iv();
+  if (params != nullptr) after_params(*params, ok);
 }
 
 // Where OpenSSL 3.0.19's default provider gives what cryptoaccel does not
@@ -147,6 +161,11 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
     d_.documented("aes_direction_changed_without_key", true);
   }
   if (chacha_poly_ && with_key) chacha_keyed_ = true;
+  // Compared again, but for the last tag: each side's last final made it.
+  if ((with_key || with_iv) && d_.documenting("chacha20_poly1305_record_of_wrong_length")) {
+    stale_tag_ = true;
+    d_.end_documented("chacha20_poly1305_record_of_wrong_length");
+  }
   // Without a key OpenSSL's ChaCha20-Poly1305 runs under an all-zero key;
   // cryptoaccel refuses.
   if (chacha_poly_ && !chacha_keyed_) d_.documented("chacha20_poly1305_without_key", true);
@@ -159,6 +178,7 @@ void CipherSequence::tls_record(const Record& r) {
                               tls_len_ + 16, pick_length(r, 0, kMaxUpdate)};
   const std::size_t len = lens[r.arg[1] % 5];
   const bool via_cipher = r.flag(2);
+  if (!via_cipher && empty_cbc_tls_record(len, true)) return;
   Bytes in = derived_bytes(r.data_seed, len, 7);
   if (r.flag(3) && !last_out_.empty()) {
     in = last_out_;
@@ -185,12 +205,15 @@ void CipherSequence::tls_record(const Record& r) {
     }
     int outl = -99;
     const int ret = EVP_CipherUpdate(ctx(s), buf.data(), &outl, buf.data(), static_cast<int>(len));
-    return Outcome{{ret, outl}, buf, shown(outl, len)};
+    Outcome o{{ret, outl}, buf, shown(outl, len)};
+    if (ret == 1) add_tls_mac(s, len, o);
+    return o;
   });
   keep_output(a);
   if (!via_cipher && a.values[0] == 1 && a.values[1] >= 0)
     held_back_ = held_back_ + len - static_cast<std::size_t>(a.values[1]);
   d_.message_final("tls_record", a.values[0] <= 0);
+  after_payload(a.values[0] <= 0);
 }
 
 Bytes CipherSequence::input(const Record& r, std::size_t len) const {
@@ -210,6 +233,7 @@ void CipherSequence::update(const Record& r) {
   std::size_t len = pick_length(r, 0, kMaxUpdate);
   if (r.arg[3] % 4 == 0 && !last_out_.empty()) len = last_out_.size();
   const bool in_place = r.flag(2);
+  if (empty_cbc_tls_record(len, in_place)) return;
   const Bytes in = input(r, len);
   const std::string call = std::string("EVP_CipherUpdate(ctx, out, &outl, ") +
                            (in_place ? "out" : "in") + ", " + std::to_string(len) + ")  [in " +
@@ -227,13 +251,16 @@ void CipherSequence::update(const Record& r) {
     int outl = -99;
     const int ret = EVP_CipherUpdate(ctx(s), out.data(), &outl, in_place ? out.data() : src.data(),
                                      static_cast<int>(len));
-    return Outcome{{ret, outl}, out, shown(outl, len + kSlack)};
+    Outcome o{{ret, outl}, out, shown(outl, len + kSlack)};
+    if (ret == 1) add_tls_mac(s, len, o);
+    return o;
   };
   const Outcome a =
       aead_ && decrypting() ? d_.both_decrypting("update", call, f) : d_.both("update", call, f);
   if (a.values[0] == 1 && a.values[1] >= 0)
     held_back_ = held_back_ + len - static_cast<std::size_t>(a.values[1]);
   keep_output(a);
+  after_payload(a.values[0] != 1);
 }
 
 // EVP's way of passing AAD: out == NULL (AEAD ciphers only; the default
@@ -296,6 +323,7 @@ void CipherSequence::evp_cipher(const Record& r) {
   const Outcome a = aead_ && decrypting() && !aad_call ? d_.both_decrypting("evp_cipher", call, f)
                                                        : d_.both("evp_cipher", call, f);
   if (!final_call && !aad_call && a.values[0] > 0) keep_output(Outcome{{}, a.bytes, len});
+  if (!final_call && !aad_call) after_payload(a.values[0] < 0);
   if (final_call) d_.message_final("evp_cipher", a.values[0] < 0);
   if (final_call && !d_.unpredictable() && a.values[0] >= 0) stale_tag_ = false;
 }
@@ -330,6 +358,8 @@ void CipherSequence::dup(const Record& r) {
   // copy at an unset one: the default provider crashes at the next
   // update. Not asked of either side.
   if (xts_ && !xts_keyed_) return;
+  // OpenSSL 3.0's copy shares its TLS MAC allocation (see tls_records_).
+  if (tls_records_) return;
   std::array<CipherCtxPtr, 2> copies;
   const bool keep_original = r.flag(0);
   const Outcome a = d_.both("dup", "EVP_CIPHER_CTX_copy(copy, ctx)", [&](int s) {
@@ -350,7 +380,7 @@ void CipherSequence::reset(const Record&) {
           [&](int s) { return value(EVP_CIPHER_CTX_reset(ctx(s))); });
 }
 
-const std::array<CipherSequence::Operation, 19> CipherSequence::kOperations = {{
+const std::array<CipherSequence::Operation, 23> CipherSequence::kOperations = {{
     {"init", 6, &CipherSequence::init},
     {"set_ivlen", 2, &CipherSequence::set_ivlen},
     {"iv_fixed", 2, &CipherSequence::iv_fixed},
@@ -370,6 +400,10 @@ const std::array<CipherSequence::Operation, 19> CipherSequence::kOperations = {{
     {"final", 5, &CipherSequence::final},
     {"dup", 2, &CipherSequence::dup},
     {"reset", 1, &CipherSequence::reset},
+    {"init_params", 2, &CipherSequence::init_params},
+    {"set_params", 3, &CipherSequence::set_params},
+    {"get_params", 3, &CipherSequence::get_params},
+    {"set_key_length", 1, &CipherSequence::set_key_length},
 }};
 
 void run_cipher_sequence(const Target& t, std::span<const Record> records, Differential& d,

@@ -6,11 +6,14 @@
 #pragma once
 
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "sequences.hpp"
 
@@ -20,6 +23,28 @@ struct CipherCtxFree {
   void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
 };
 using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
+
+// A parameter array for an init or EVP_CIPHER_CTX_set_params, the storage
+// of its values, and what the sequence must know of it afterwards
+// (cipher_params.cpp). Not copyable: the array points into it.
+struct ParamSet {
+  static constexpr std::size_t kMax = 4;
+  ParamSet() = default;
+  ParamSet(const ParamSet&) = delete;
+  ParamSet& operator=(const ParamSet&) = delete;
+
+  std::array<OSSL_PARAM, kMax + 1> params{};
+  std::array<std::size_t, kMax> sizes{};
+  std::array<unsigned, kMax> uints{};
+  std::array<Bytes, kMax> octets;
+  std::size_t count = 0;
+  std::string text;  // for the trace
+  bool ivlen = false, iv_fixed = false, tag = false, tls_aad = false, num = false;
+  bool tls_version = false;      // a non-zero tls-version
+  bool odd_length = false;       // a key or IV length not the cipher's
+  bool tls_explicit_iv = false;  // tls-version TLS 1.1 or 1.2
+  std::size_t tls_payload = 0;
+};
 
 class CipherSequence {
  public:
@@ -32,7 +57,7 @@ class CipherSequence {
     unsigned weight;
     void (CipherSequence::*run)(const Record&);
   };
-  static const std::array<Operation, 19> kOperations;
+  static const std::array<Operation, 23> kOperations;
 
  private:
   static constexpr std::size_t kMaxUpdate = 4096;
@@ -47,15 +72,23 @@ class CipherSequence {
 
   EVP_CIPHER_CTX* ctx(int s) const { return ctx_[s].get(); }
   EVP_CIPHER* cipher(int s) const { return t_.cipher[s].get(); }
-  bool decrypting() const { return EVP_CIPHER_CTX_is_encrypting(ctx(kSideA)) == 0; }
+  // The provider's direction: EVP's, but where an init never reached the
+  // provider (EVP refused the key or IV length it hands over first) the
+  // provider's context keeps the direction it had.
+  bool decrypting() const {
+    return provider_decrypting_.value_or(EVP_CIPHER_CTX_is_encrypting(ctx(kSideA)) == 0);
+  }
 
   // Calls that dereference the context's cipher inside libcrypto itself
   // run only when both contexts have one (and that must agree).
   bool have_cipher();
+  int provider_iv_length() const;
 
   void properties(const OpFilter& filter);
 
   void init(const Record& r);
+  void init_with(const Record& r, const ParamSet* params);
+  static bool starts_context(const Record& r) { return r.arg[4] % 4 != 0; }
   void documented_after_init(bool ok, bool with_cipher, bool with_key, bool with_iv);
 
   // A ctrl whose pointer is an input (copied: writes to it show).
@@ -96,9 +129,29 @@ class CipherSequence {
 
   void query(const Record&);
 
+  // Parameters as arrays (cipher_params.cpp): what EVP_CIPHER_CTX_ctrl
+  // reaches one at a time, several at once, in an init or on their own.
+  // `new_context`: for an init that brings a cipher (a fresh context).
+  void build_params(const Record& r, bool new_context, ParamSet& p) const;
+  void after_params(const ParamSet& p, bool ok);
+  void init_params(const Record& r);
+  void set_params(const Record& r);
+  void get_params(const Record& r);
+  void set_key_length(const Record& r);
+
   void get_iv(const Record& r);
 
   Bytes input(const Record& r, std::size_t len) const;
+
+  // An empty record, in place, on a CBC decryption in TLS 1.1+ record mode:
+  // OpenSSL 3.0 reads the byte before it (libssl never passes one).
+  bool empty_cbc_tls_record(std::size_t len, bool in_place) const {
+    return tls_explicit_iv_ && block_ > 1 && len == 0 && in_place && decrypting();
+  }
+
+  // After a decryption update in TLS record mode: the MAC it took off, read
+  // while the buffer it points into is alive (libssl reads it then).
+  void add_tls_mac(int s, std::size_t len, Outcome& o) const;
 
   void keep_output(const Outcome& a);
 
@@ -136,9 +189,27 @@ class CipherSequence {
   bool aes_schedules_ = false, cbc_ = false, ctr_ = false, chacha_poly_ = false;
   bool chacha_keyed_ = false, chacha_tag_length_ = false;
   int keyed_direction_ = -1;
+  std::optional<bool> provider_decrypting_;  // see decrypting()
   std::size_t held_back_ = 0;   // bytes in, less bytes out, since init
   bool iv_given_ = false;       // since the context was made
   bool tls_aad_tried_ = false;  // since the context was made
+  // A non-AEAD cipher's TLS record mode (tls-version) may be on: each
+  // decryption update strips padding and MAC, and OpenSSL 3.0 keeps a
+  // pointer to the MAC, into the caller's buffer or its own allocation,
+  // which its copy of the context shares (a double free). And in TLS 1.1+
+  // the explicit IV, a whole block, comes off first: OpenSSL 3.0 reads
+  // before an empty record.
+  bool tls_records_ = false, tls_explicit_iv_ = false;
+  bool tls_aad_set_ = false;  // "tlsaad" taken since the last init
+
+  // A ChaCha20-Poly1305 payload refused after "tlsaad" (a record of the
+  // wrong length, after AAD): OpenSSL goes on as if the AAD had ended,
+  // cryptoaccel ends the message.
+  void after_payload(bool refused) {
+    // One documented difference at a time: one in force covers this too.
+    if (chacha_poly_ && tls_aad_set_ && refused && !d_.documenting())
+      d_.documented("chacha20_poly1305_record_of_wrong_length", true);
+  }
   bool iv_fixed_tried_ = false;  // likewise
   int iv_length_ = 12;          // GCM: what SET_IVLEN last set
   const OpFilter* filter_ = nullptr;

@@ -98,6 +98,8 @@ class Differential {
   // the sequence knows both sides hold the same state again.
   void documented(std::string name, bool values_too = false);
   void end_documented(std::string_view name);
+  bool documenting() const { return !documented_.empty(); }
+  bool documenting(std::string_view name) const { return documented_ == name; }
   // Only the next call may differ, in anything: a documented case where one
   // side refuses what the other accepts.
   void documented_once(std::string name) { documented_once_ = std::move(name); }
