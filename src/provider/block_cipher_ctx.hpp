@@ -97,6 +97,8 @@ class BlockCipherCtx {
 
   bool random_key(OSSL_PARAM* p);
 
+  void take_iv_and_key(bool encrypt, const std::uint8_t* key, std::size_t keylen,
+                       const std::uint8_t* iv, std::size_t ivlen);
   int tls_stream_open(const std::uint8_t* out, std::size_t* outl, std::size_t inl);
   int not_initialised() const;
   int too_small(std::size_t need, std::size_t have) const;

@@ -89,6 +89,24 @@ int BlockCipherCtx::init(bool encrypt, const std::uint8_t* key, std::size_t keyl
   if (!chacha || iv != nullptr || key != nullptr) num_ = 0;
   buf_len_ = 0;
   started_ = false;
+  // OpenSSL has taken the direction and dropped what was held back (and
+  // the rest of a CTR keystream block) before it refuses an IV or key
+  // length (OpenSSL 4.0's EVP passes the lengths a parameter set named),
+  // and the IV before it refuses a key: the stream restarts from there.
+  try {
+    take_iv_and_key(encrypt, key, keylen, iv, ivlen);
+  } catch (...) {
+    if (session_) restart(num_);
+    throw;
+  }
+  // The key and IV stand even when a parameter is refused, as in OpenSSL.
+  const int ok = set_params(params);
+  if (session_) restart(num_);
+  return ok;
+}
+
+void BlockCipherCtx::take_iv_and_key(bool encrypt, const std::uint8_t* key, std::size_t keylen,
+                                     const std::uint8_t* iv, std::size_t ivlen) {
   if (iv != nullptr && alg_.iv_size != 0) {
     if (ivlen != alg_.iv_size)
       throw InvalidIvLength(std::string(alg_.name) + " takes a " + std::to_string(alg_.iv_size) +
@@ -99,26 +117,21 @@ int BlockCipherCtx::init(bool encrypt, const std::uint8_t* key, std::size_t keyl
   } else if (alg_.mode == CipherMode::cbc && iv_set_) {
     chain_ = iv_;
   }
-  if (key != nullptr) {
-    check_key_length(alg_, keylen);
-    const Bytes k(key, keylen);
-    if (alg_.mode == CipherMode::xts && !encrypt && halves_equal(k)) {
-      open_openssl_xts(k);
-    } else if (!session_ || !key_.equals(k)) {
-      // Re-keying with the same key (speed's GCM loop, libssl) keeps the
-      // session and its key schedule.
-      // A key refused (XTS halves equal, to encrypt) leaves the old one,
-      // as in OpenSSL.
-      CipherSession fresh = open_cipher(*pc_, alg_, k);
-      openssl_xts_.reset();
-      session_.emplace(std::move(fresh));
-      key_.assign(k);
-    }
+  if (key == nullptr) return;
+  check_key_length(alg_, keylen);
+  const Bytes k(key, keylen);
+  if (alg_.mode == CipherMode::xts && !encrypt && halves_equal(k)) {
+    open_openssl_xts(k);
+  } else if (!session_ || !key_.equals(k)) {
+    // Re-keying with the same key (speed's GCM loop, libssl) keeps the
+    // session and its key schedule.
+    // A key refused (XTS halves equal, to encrypt) leaves the old one,
+    // as in OpenSSL.
+    CipherSession fresh = open_cipher(*pc_, alg_, k);
+    openssl_xts_.reset();
+    session_.emplace(std::move(fresh));
+    key_.assign(k);
   }
-  // The key and IV stand even when a parameter is refused, as in OpenSSL.
-  const int ok = set_params(params);
-  if (session_) restart(num_);
-  return ok;
 }
 
 // OSSL_FUNC_CIPHER_CIPHER, what EVP_Cipher() calls (OpenSSH per packet):

@@ -84,6 +84,13 @@ class ChaChaPolyCtx {
   // The output pointer matters as in OpenSSL: after "tlsaad" a final is a
   // record of the wrong length, and fails.
   int final(std::uint8_t* out, std::size_t* outl, std::size_t) {
+    // OpenSSL 4.0 refuses a decryption's final before its tag, and the
+    // message goes on.
+    if (!encrypt_ && tag_len_ == 0 &&
+        pc_->openssl_default().contract().chacha_poly_final_waits_for_tag) {
+      *outl = 0;
+      return fail(kReasonNotInitialised, "the tag is set before a decryption ends");
+    }
     if (!run(out, outl, nullptr, 0)) return 0;
     *outl = 0;
     nonce_spent_ = true;

@@ -252,10 +252,16 @@ int chacha_update(void* vctx, unsigned char* out, size_t* outl, size_t outsize,
                   const unsigned char* in, size_t inl) {
   ForwardedCtx& c = *ctx_of(vctx);
   if (!chacha_has_key(c)) return 0;
-  // OpenSSL 3.0 before 3.0.22 makes the final EVP_Cipher(ctx, NULL, NULL,
-  // 0) a no-op: no tag made, none checked. It ends the message here.
-  if (Id == OSSL_FUNC_CIPHER_CIPHER && in == nullptr && inl == 0)
-    return chacha_final(vctx, out, outl, outsize);
+  if (Id == OSSL_FUNC_CIPHER_CIPHER && in == nullptr && inl == 0) {
+    // OpenSSL 3.0 before 3.0.22 makes the final EVP_Cipher(ctx, NULL, NULL,
+    // 0) a no-op: no tag made, none checked. It ends the message here.
+    if (!c.algorithm->empty_cipher_ends_message)
+      return chacha_final(vctx, out, outl, outsize);
+    // Later ones end it there themselves, leaving the nonce for another
+    // message, and pass a decryption that never got a tag: it fails here.
+    const int ended = cipher_update<Id>(vctx, out, outl, outsize, in, inl);
+    return c.decrypting && !c.tag_length_given ? 0 : ended;
+  }
   return cipher_update<Id>(vctx, out, outl, outsize, in, inl);
 }
 
@@ -622,6 +628,7 @@ Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDe
     a->counts = counts;
     a->guard = guard;
     a->errors = &errors;
+    a->empty_cipher_ends_message = defaults.contract().chacha_poly_empty_cipher_ends_message;
     bool has_newctx = false, has_freectx = false;
     for (const OSSL_DISPATCH* f = inner; f->function_id != 0; ++f) {
       if (f->function_id < 0 || f->function_id > kMaxForwardedFunction) return;

@@ -55,6 +55,9 @@ struct ForwardedAlgorithm {
   bool counts = false;  // HMAC: false until a digest of ours is chosen
   Guard guard = Guard::none;
   const OpenSslErrorQueue* errors = nullptr;  // where a guard reports
+  // ChaCha20-Poly1305: the running OpenSSL ends a message at
+  // EVP_Cipher(ctx, NULL, NULL, 0) (OpenSslDefault::Contract).
+  bool empty_cipher_ends_message = false;
   std::vector<OSSL_DISPATCH> table;           // what OpenSSL calls
 
   // The default provider's function `id`, as the type its id names.

@@ -119,6 +119,29 @@ OpenSslDefault::Contract probe_contract(OSSL_LIB_CTX* libctx) {
                          EVP_CipherUpdate(ctx, after, &n, zeros, 64) == 1;
         return ran && std::memcmp(after, stream + 64, 64) == 0 ? 1 : 0;
       });
+  contract.chacha_poly_empty_cipher_ends_message =
+      cipher_does(libctx, "ChaCha20-Poly1305", kNonce, [](EVP_CIPHER_CTX* ctx) {
+        // Ended, the next byte is the first of a message under the same
+        // nonce again: the same ciphertext byte.
+        unsigned char zero[1] = {}, first[1], second[1];
+        const bool ran = EVP_Cipher(ctx, first, zero, 1) == 1 &&
+                         EVP_Cipher(ctx, nullptr, nullptr, 0) >= 0 &&
+                         EVP_Cipher(ctx, second, zero, 1) == 1;
+        return ran && first[0] == second[0] ? 1 : 0;
+      });
+  contract.chacha_poly_final_waits_for_tag = cipher_does(
+      libctx, "ChaCha20-Poly1305", kNonce,
+      [](EVP_CIPHER_CTX* ctx) {
+        // Going on, the second byte is the keystream's second, not its
+        // first again.
+        unsigned char zero[1] = {}, first[1], second[1], tail[16];
+        int n = 0;
+        const bool ran = EVP_CipherUpdate(ctx, first, &n, zero, 1) == 1 &&
+                         EVP_CipherFinal_ex(ctx, tail, &n) != 1 &&
+                         EVP_CipherUpdate(ctx, second, &n, zero, 1) == 1;
+        return ran && first[0] != second[0] ? 1 : 0;
+      },
+      /*encrypt=*/0);
   return contract;
 }
 

@@ -83,6 +83,14 @@ class OpenSslDefault {
     // on at the next block (OpenSSL 3.6 on; before, it starts the current
     // block again).
     bool chacha20_started_block_counted = false;
+    // ChaCha20-Poly1305: EVP_Cipher(ctx, NULL, NULL, 0) ends the message,
+    // making (or checking) the tag, without spending the nonce as final
+    // does (OpenSSL 3.0.22 on; before, it does nothing).
+    bool chacha_poly_empty_cipher_ends_message = false;
+    // ChaCha20-Poly1305: a decryption's final before its tag was given is
+    // refused and the message goes on (OpenSSL 4.0; before, the final
+    // compares none of the tag, and ends the message).
+    bool chacha_poly_final_waits_for_tag = false;
   };
   const Contract& contract() const noexcept { return contract_; }
 

@@ -4,6 +4,7 @@
 // provider.contract and provider.contract.sessions) and compares every
 // return value and byte. Each failed before the provider followed OpenSSL.
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/params.h>
 
 #include "contract_fixture.hpp"
@@ -188,6 +189,58 @@ TEST_F(RecordContract, ChaCha20Poly1305NeverTagsAMessageARefusedRecordBroke) {
   if (a.results[5] == 1) {
     EXPECT_EQ(a.bytes, b.bytes);
   }
+}
+
+// OpenSSL 4.0's EVP hands an init the key and IV lengths a parameter set
+// last named, which the cipher may then refuse: the IV (taken first) and
+// the stream stand as OpenSSL's do.
+TEST_F(RecordContract, AnInitRefusedForALengthAParameterSetNamedIsAsTheDefault) {
+  for (const char* name : {"AES-128-CBC", "AES-128-CTR"}) {
+    auto [a, b] = both(name, [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      Bytes in(64, 0x61), out(64 + 32);
+      int n = 0;
+      std::size_t keylen = 24;
+      t.add(EVP_EncryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+      t.add(EVP_CipherUpdate(ctx, out.data(), &n, in.data(), 20));
+      OSSL_PARAM set[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &keylen),
+                          OSSL_PARAM_construct_end()};
+      t.add(EVP_CIPHER_CTX_set_params(ctx, set));
+      const Bytes other_iv(16, 0x77);
+      t.add(EVP_EncryptInit_ex2(ctx, nullptr, kKey.data(), other_iv.data(), nullptr));
+      t.add(EVP_CipherUpdate(ctx, out.data() + 32, &n, in.data(), 40));
+      t.add(n);
+      t.add(out.data(), out.size());
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << name;
+  }
+}
+
+// EVP_Cipher(ctx, NULL, NULL, 0) ends a ChaCha20-Poly1305 message where the
+// running OpenSSL does (3.0.22 on), keeping the nonce for the next; and a
+// decryption's final before its tag is refused where OpenSSL 4.0 refuses
+// it, the message going on.
+TEST_F(RecordContract, ChaCha20Poly1305MessageEndsAsTheRunningOpenSsl) {
+  // Before, both are documented differences (docs/provider.md): OpenSSL's
+  // EVP_Cipher(NULL, NULL, 0) did nothing before 3.0.22, and a final
+  // without the tag passed before 4.0.
+  if (OpenSSL_version_num() < 0x40000000L)
+    GTEST_SKIP() << "before OpenSSL 4.0 this is a documented difference";
+  auto [a, b] = both("ChaCha20-Poly1305", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes in(40, 0x62), out(80);
+    unsigned char tail[16];
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+    t.add(EVP_Cipher(ctx, out.data(), in.data(), 20));
+    t.add(EVP_Cipher(ctx, nullptr, nullptr, 0));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 20, &n, in.data(), 20));
+    t.add(EVP_CipherUpdate(ctx, nullptr, &n, in.data(), 5));
+    t.add(EVP_DecryptInit_ex2(ctx, nullptr, kKey.data(), kIv.data(), nullptr));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 40, &n, in.data(), 20));
+    t.add(EVP_CipherFinal_ex(ctx, tail, &n));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 60, &n, in.data(), 20));
+    t.add(out.data(), out.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
 }
 
 }  // namespace
