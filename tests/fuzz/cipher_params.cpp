@@ -48,14 +48,22 @@ std::string param_text(const OSSL_PARAM& p, std::size_t size_value, unsigned uin
 
 }  // namespace
 
-void CipherSequence::build_params(const Record& r, bool new_context, ParamSet& p) const {
+void CipherSequence::build_params(const Record& r, bool new_context, bool with_iv,
+                                  ParamSet& p) const {
   // The choices come from the record's seed, so its argument bytes stay
   // free for the operation that uses the set.
   const Bytes choice = derived_bytes(r.data_seed, 1 + ParamSet::kMax * 4, 11);
   const std::size_t wanted = 1 + choice[0] % ParamSet::kMax;
   // The IV length the provider holds once the set is applied (the
   // smaller of the old and new, whichever order it takes them in).
-  const int start_iv_length = new_context ? EVP_CIPHER_get_iv_length(cipher(kSideA)) : iv_length_;
+  // Asked of A's provider where there is a context: what the sequence
+  // tracks misses what EVP hands over on its own (4.0's IV length).
+  const bool fresh = new_context || EVP_CIPHER_CTX_get0_cipher(ctx(kSideA)) == nullptr;
+  // An init's IV comes with the IV length EVP holds, which may be the
+  // cipher's own again: the smallest counts.
+  const int cipher_iv_length = EVP_CIPHER_get_iv_length(cipher(kSideA));
+  int start_iv_length = fresh ? cipher_iv_length : std::min(iv_length_, provider_iv_length());
+  if (with_iv) start_iv_length = std::min(start_iv_length, cipher_iv_length);
   int iv_length = start_iv_length;
   for (std::size_t i = 0; i < wanted; ++i) {
     const unsigned char* c = &choice[1 + i * 4];
@@ -193,28 +201,20 @@ void CipherSequence::after_params(const ParamSet& p, bool ok) {
   }
   if (ok && p.tag) chacha_tag_length_ = true;
   if (ctr_ && p.num) d_.documented("ctr_num_set");
-  // A refused init may have taken the key before it refused a parameter
-  // (a GCM encryption without an IV then draws one), or not have reached
-  // the provider at all, whose context then still encrypts where EVP's
-  // says it decrypts.
-  if (gcm_ && !ok) {
-    iv_known_ = false;
-    d_.set_unpredictable(true);
-  }
   // A refused init leaves a new context without a key (see init()).
   if (!ok && chacha_poly_ && !chacha_keyed_) d_.documented("chacha20_poly1305_without_key", true);
 }
 
 void CipherSequence::init_params(const Record& r) {
   ParamSet p;
-  build_params(r, starts_context(r), p);
+  build_params(r, starts_context(r), gives_iv(r), p);
   init_with(r, &p);
 }
 
 void CipherSequence::set_params(const Record& r) {
   if (!have_cipher()) return;
   ParamSet p;
-  build_params(r, false, p);
+  build_params(r, false, false, p);
   const Outcome a =
       d_.both("set_params", std::string("EVP_CIPHER_CTX_set_params(ctx, {").append(p.text) + "})",
               [&](int s) { return value(EVP_CIPHER_CTX_set_params(ctx(s), p.params.data())); });

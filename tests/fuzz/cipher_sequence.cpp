@@ -74,7 +74,7 @@ void CipherSequence::init_with(const Record& r, const ParamSet* params) {
   const int kind = r.arg[0] % 3;
   static constexpr int kEnc[] = {1, 0, -1};
   const int enc = r.pick(1, kEnc);
-  const bool with_key = r.arg[2] % 4 != 0, with_iv = r.arg[3] % 4 != 0;
+  const bool with_key = r.arg[2] % 4 != 0, with_iv = gives_iv(r);
   const bool with_cipher = starts_context(r);
   Bytes key = derived_bytes(r.data_seed, 64, 1);
   if (r.flag(5) && !key_.empty()) key = key_;
@@ -104,7 +104,9 @@ void CipherSequence::init_with(const Record& r, const ParamSet* params) {
   });
   tls_len_ = 0;
   const bool ok = a.values[0] == 1;
-  if (ok) tls_aad_set_ = false;  // a refused init may not have reached the provider
+  // An init with neither key nor IV leaves "tlsaad" in force; a refused
+  // one may not have reached the provider.
+  if (ok && (with_cipher || with_key || with_iv)) tls_aad_set_ = false;
   // ChaCha20-Poly1305 takes only its own key and IV lengths; EVP hands
   // them over before the init, which a refusal stops.
   if (!ok && params != nullptr && params->odd_length && chacha_poly_ && !with_cipher)
@@ -121,6 +123,14 @@ void CipherSequence::init_with(const Record& r, const ParamSet* params) {
   if (with_cipher) iv_known_ = false;
   if (with_iv && ok) iv_known_ = true;
   if (gcm_ && ok && !iv_known_ && !decrypting()) d_.set_unpredictable(true);
+  // A refused init may have taken the key before it refused a parameter or
+  // length (a GCM encryption without an IV then draws one), or not have
+  // reached the provider at all, whose context then still encrypts where
+  // EVP's says it decrypts.
+  if (gcm_ && !ok) {
+    iv_known_ = false;
+    d_.set_unpredictable(true);
+  }
   if (with_iv && ok) known_iv();
   if (params != nullptr) after_params(*params, ok);
 }
@@ -138,6 +148,10 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
     // OpenSSL takes the direction before it refuses a key (XTS halves).
     if (aes_schedules_ && keyed_direction_ >= 0 && direction != keyed_direction_)
       d_.documented("aes_direction_changed_without_key", true);
+    // A refused init may or may not have taken its key (and with it the
+    // direction of its AES key schedule) before it refused a parameter or
+    // length: which schedule a later direction change keeps is unknown.
+    if (aes_schedules_ && with_key) d_.documented("aes_direction_changed_without_key", true);
     return;
   }
   held_back_ = 0;
@@ -187,9 +201,9 @@ void CipherSequence::tls_record(const Record& r) {
   // OpenSSL's raw CBC decryption of a partial block reads a whole block
   // from past the end of the input; cryptoaccel leaves the partial block.
   if (via_cipher && cbc_ && decrypting() && len % block_ != 0)
-    d_.documented("cbc_evp_cipher_partial_block_decrypt");
+    d_.documented("cbc_evp_cipher_partial_block_decrypt", true);
   if (!via_cipher && cbc_ && decrypting() && held_back_ != 0)
-    d_.documented("cbc_in_place_decrypt_with_held_back_bytes");
+    d_.documented("cbc_in_place_decrypt_with_held_back_bytes", true);
   if (via_cipher && len == 0 && chacha_poly_ && OpenSSL_version_num() < 0x30000160L)
     d_.documented("chacha20_poly1305_empty_evp_cipher_before_3_0_22", true);
   const std::string call = std::string(via_cipher ? "EVP_Cipher" : "EVP_CipherUpdate") +
@@ -242,7 +256,7 @@ void CipherSequence::update(const Record& r) {
   // of what it still reads: its chaining value (the updated IV) takes a
   // byte it already overwrote.
   if (in_place && cbc_ && decrypting() && held_back_ != 0)
-    d_.documented("cbc_in_place_decrypt_with_held_back_bytes");
+    d_.documented("cbc_in_place_decrypt_with_held_back_bytes", true);
   auto f = [&](int s) {
     Bytes out = canary(len + kSlack);
     Bytes src = in;

@@ -89,6 +89,7 @@ class CipherSequence {
   void init(const Record& r);
   void init_with(const Record& r, const ParamSet* params);
   static bool starts_context(const Record& r) { return r.arg[4] % 4 != 0; }
+  static bool gives_iv(const Record& r) { return r.arg[3] % 4 != 0; }
   void documented_after_init(bool ok, bool with_cipher, bool with_key, bool with_iv);
 
   // A ctrl whose pointer is an input (copied: writes to it show).
@@ -131,8 +132,9 @@ class CipherSequence {
 
   // Parameters as arrays (cipher_params.cpp): what EVP_CIPHER_CTX_ctrl
   // reaches one at a time, several at once, in an init or on their own.
-  // `new_context`: for an init that brings a cipher (a fresh context).
-  void build_params(const Record& r, bool new_context, ParamSet& p) const;
+  // `new_context`: for an init that brings a cipher (a fresh context);
+  // `with_iv`: for an init that brings an IV.
+  void build_params(const Record& r, bool new_context, bool with_iv, ParamSet& p) const;
   void after_params(const ParamSet& p, bool ok);
   void init_params(const Record& r);
   void set_params(const Record& r);
@@ -206,8 +208,7 @@ class CipherSequence {
   // wrong length, after AAD): OpenSSL goes on as if the AAD had ended,
   // cryptoaccel ends the message.
   void after_payload(bool refused) {
-    // One documented difference at a time: one in force covers this too.
-    if (chacha_poly_ && tls_aad_set_ && refused && !d_.documenting())
+    if (chacha_poly_ && tls_aad_set_ && refused)
       d_.documented("chacha20_poly1305_record_of_wrong_length", true);
   }
   bool iv_fixed_tried_ = false;  // likewise

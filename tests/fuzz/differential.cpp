@@ -98,11 +98,15 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
     ++allowances_.documented[once];
     return;
   }
+  bool values_too = false;
+  for (const auto& [name, values] : documented_) values_too = values_too || values;
   if (!documented_.empty() &&
-      (documented_values_ || (a.values == b.values && a.bytes.size() == b.bytes.size()))) {
-    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) +
-            "  (documented: " + documented_ + ")";
-    ++allowances_.documented[documented_];
+      (values_too || (a.values == b.values && a.bytes.size() == b.bytes.size()))) {
+    // Counted under the first in force (their names sort).
+    const std::string& name = documented_.begin()->first;
+    line += "\n      A: " + describe(a) + "\n      B: " + describe(b) + "  (documented: " + name +
+            ")";
+    ++allowances_.documented[name];
     return;
   }
   if (blind_) {
@@ -124,18 +128,19 @@ void Differential::end(std::string_view op, const Outcome& a, const Outcome& b, 
 }
 
 void Differential::documented(std::string name, bool values_too) {
-  if (documented_ == name && documented_values_ >= values_too) return;
+  const auto in_force = documented_.find(name);
+  if (in_force != documented_.end() && in_force->second >= values_too) return;
   note("documented difference " + name + ": " +
        (values_too ? "nothing compared from here" : "output bytes not compared from here"));
-  documented_ = std::move(name);
-  documented_values_ = documented_values_ || values_too;
+  documented_[std::move(name)] = values_too;
 }
 
 void Differential::end_documented(std::string_view name) {
-  if (documented_ != name) return;
-  note("documented difference " + documented_ + " over: compared again");
-  documented_.clear();
-  documented_values_ = false;
+  const auto in_force = documented_.find(name);
+  if (in_force == documented_.end()) return;
+  note("documented difference " + in_force->first + " over" +
+       (documented_.size() == 1 ? ": compared again" : ""));
+  documented_.erase(in_force);
 }
 
 void Differential::message_final(std::string_view op, bool failed_on_both) {

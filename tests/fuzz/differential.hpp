@@ -91,15 +91,15 @@ class Differential {
 
   bool unpredictable() const { return unpredictable_; }
 
-  // A documented difference (docs/provider.md) is in force: output bytes
+  // A documented difference (docs/provider.md) is in force (several may
+  // be, each ended on its own): output bytes
   // are not compared, only return values and lengths; with `values_too`
   // nothing is (the two contexts no longer hold the same state). Each call
   // it covers is counted under `name`. Ends with end_documented(name), when
   // the sequence knows both sides hold the same state again.
   void documented(std::string name, bool values_too = false);
   void end_documented(std::string_view name);
-  bool documenting() const { return !documented_.empty(); }
-  bool documenting(std::string_view name) const { return documented_ == name; }
+  bool documenting(std::string_view name) const { return documented_.contains(name); }
   // Only the next call may differ, in anything: a documented case where one
   // side refuses what the other accepts.
   void documented_once(std::string name) { documented_once_ = std::move(name); }
@@ -131,8 +131,9 @@ class Differential {
   std::string pending_zeroes_;
   bool unpredictable_ = false;
   bool blind_ = false;  // the trace line of held zero output, if any
-  std::string documented_;
-  bool documented_values_ = false;
+  // The documented differences in force, each with whether it covers
+  // return values too.
+  std::map<std::string, bool, std::less<>> documented_;
   std::string documented_once_;
 };
 
