@@ -34,7 +34,7 @@ export CMAKE_CXX_COMPILER_LAUNCHER := $(CURDIR)/scripts/compile-cached
 .PHONY: all deps configure build build-run run test test-unit test-asan test-tsan \
 	build-asan build-tsan asan-tests tsan-tests normal-tests beside-asan-build beside-tsan-build \
 	beside-openssl-newest beside-cross asan-tests-after tsan-tests-after \
-	openssl-newest-check cross-check \
+	openssl-newest-check cross-check test-arm64-guest \
 	install format clean test-openssl-newest test-openssl-all check test-cross
 
 # Each step of `make test` is timed into $(TIMES) (scripts/timed), each
@@ -166,6 +166,17 @@ cross-check:
 	  CRYPTOACCEL_KAT_SAMPLE=$(CROSS_KAT_SAMPLE) CRYPTOACCEL_CROSS_JOBS=$(JOBS) \
 	    $(TIMED) "cross $$a: build and test" tests/cross/build-and-test $$a || status=1; \
 	done; exit $$status
+
+# The arm64 kernel test bed (docs/testing.md, "An arm64 guest"): the arm64
+# cross build, then one boot of qemu-system-aarch64 with Debian's arm64
+# kernel running its suite (vm.arm64 and its fixture vm.arm64.prepare,
+# label vm of that build): the Crypto Extensions through AF_ALG, the
+# userland and the real /dev/crypto with cryptodev-linux's programs for
+# arm64 and armhf, the provider in openssl speed and TLS, cryptoaccel speed.
+test-arm64-guest:
+	@scripts/install-deps --cross
+	CRYPTOACCEL_CROSS_JOBS=$(JOBS) tests/cross/build-and-test --build-only arm64
+	ctest --test-dir build-cross-arm64 -L '^vm$$' --output-on-failure
 
 # The inner loop (docs/testing.md): the unit tests (every gtest suite of
 # tests/unit and the known answers' facts), the known answers over every
