@@ -153,7 +153,8 @@ test-openssl-all: build
 # The cross builds (docs/platforms.md): arm64, armhf and s390x, each built
 # with Debian's cross compiler against Debian's packages for it, its unit
 # and known-answer suites run under qemu-user (a sample of
-# $(CROSS_KAT_SAMPLE) vectors per algorithm and driver). `test` runs them
+# $(CROSS_KAT_SAMPLE) vectors per algorithm and driver), and the arm64
+# build's kernel test bed (test-arm64-guest, below). `test` runs them
 # beside its other stages; `test-cross` alone.
 CROSS_ARCHES ?= arm64 armhf s390x
 CROSS_KAT_SAMPLE ?= 10
@@ -165,6 +166,10 @@ cross-check:
 	@status=0; for a in $(CROSS_ARCHES); do \
 	  CRYPTOACCEL_KAT_SAMPLE=$(CROSS_KAT_SAMPLE) CRYPTOACCEL_CROSS_JOBS=$(JOBS) \
 	    $(TIMED) "cross $$a: build and test" tests/cross/build-and-test $$a || status=1; \
+	  if [ $$a = arm64 ]; then \
+	    $(TIMED) "cross arm64: guest" ctest --test-dir build-cross-arm64 -L '^vm$$' \
+	      --output-on-failure || status=1; \
+	  fi; \
 	done; exit $$status
 
 # The arm64 kernel test bed (docs/testing.md, "An arm64 guest"): the arm64
