@@ -55,6 +55,12 @@ class GcmCtx {
     // A message under way that gets a key or a direction and no nonce goes
     // on as OpenSSL's does (AeadMessage::restart_in_stream).
     if (iv == nullptr && iv_state_ == IvState::in_use && (key != nullptr || encrypt != encrypt_)) {
+      // OpenSSL takes the direction before it refuses a key's length (which
+      // OpenSSL 4.0's EVP may pass from a parameter set).
+      if (key != nullptr && !alg_.key_size.contains(keylen) && encrypt != encrypt_) {
+        encrypt_ = encrypt;
+        message_.restart_in_stream(encrypt, Bytes());
+      }
       if (key != nullptr) check_key_length(alg_, keylen);
       encrypt_ = encrypt;
       message_.restart_in_stream(encrypt, key != nullptr ? Bytes(key, keylen) : Bytes());

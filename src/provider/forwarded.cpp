@@ -362,6 +362,23 @@ void note_gcm_records(void* vctx, const OSSL_PARAM params[], int ok) {
   if (ok || !gcm_refused_before_records(c, params)) c.gcm_tls = true;
 }
 
+// Whether OpenSSL refuses `params` whole, before it reads any of them,
+// for naming one of its parameters twice (3.6 on): then none of it can
+// reach the record code, and the set goes to OpenSSL as it is.
+bool gcm_refuses_whole(void* vctx, const OSSL_PARAM params[]) {
+  const ForwardedCtx& c = *ctx_of(vctx);
+  if (params == nullptr || !c.algorithm->repeated_param_refused) return false;
+  auto* settable = inner_function<OSSL_FUNC_cipher_settable_ctx_params_fn>(
+      *c.algorithm, OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS);
+  const OSSL_PARAM* known = settable != nullptr ? settable(c.inner, c.algorithm->inner_provctx) : nullptr;
+  if (known == nullptr) return false;
+  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+    if (find_param(known, p->key) == nullptr) continue;
+    if (find_param(p + 1, p->key) != nullptr) return true;
+  }
+  return false;
+}
+
 // What OpenSSL takes of a parameter set before it meets the record
 // parameter the guard refused: it reads the tag, then the IV length, then
 // the record parameters, and stops at the first it refuses. Those two go
@@ -383,6 +400,7 @@ void gcm_before_refused(void* vctx, const OSSL_PARAM params[]) {
 }
 
 int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+  if (gcm_refuses_whole(vctx, params)) return set_ctx_params<OSSL_FUNC_CIPHER_SET_CTX_PARAMS>(vctx, params);
   if (!gcm_tls_guard(vctx, params, 0)) {
     gcm_before_refused(vctx, params);
     return 0;
@@ -395,6 +413,7 @@ int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
 template <int Id>
 int gcm_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv,
              size_t ivlen, const OSSL_PARAM params[]) {
+  if (gcm_refuses_whole(vctx, params)) return cipher_init<Id>(vctx, key, keylen, iv, ivlen, params);
   if (!gcm_tls_guard(vctx, params, iv != nullptr ? ivlen : 0)) {
     // OpenSSL takes the direction, key and IV before it looks at the
     // parameters, and keeps them when it refuses one: so does this refusal.
@@ -629,6 +648,7 @@ Forwarding::Forwarding(Framework& framework, std::size_t driver_index, OpenSslDe
     a->guard = guard;
     a->errors = &errors;
     a->empty_cipher_ends_message = defaults.contract().chacha_poly_empty_cipher_ends_message;
+    a->repeated_param_refused = defaults.contract().repeated_param_refused;
     bool has_newctx = false, has_freectx = false;
     for (const OSSL_DISPATCH* f = inner; f->function_id != 0; ++f) {
       if (f->function_id < 0 || f->function_id > kMaxForwardedFunction) return;

@@ -58,6 +58,9 @@ struct ForwardedAlgorithm {
   // ChaCha20-Poly1305: the running OpenSSL ends a message at
   // EVP_Cipher(ctx, NULL, NULL, 0) (OpenSslDefault::Contract).
   bool empty_cipher_ends_message = false;
+  // A parameter set naming one of its parameters twice is refused whole
+  // (OpenSslDefault::Contract::repeated_param_refused).
+  bool repeated_param_refused = false;
   std::vector<OSSL_DISPATCH> table;           // what OpenSSL calls
 
   // The default provider's function `id`, as the type its id names.

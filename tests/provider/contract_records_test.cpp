@@ -243,4 +243,32 @@ TEST_F(RecordContract, ChaCha20Poly1305MessageEndsAsTheRunningOpenSsl) {
   EXPECT_EQ(a, b) << where_bytes_differ(a, b);
 }
 
+// OpenSSL 3.6 refuses a GCM parameter set naming a parameter twice before
+// it reads any of it, and takes a direction before it refuses a key's
+// length (OpenSSL 4.0's EVP passes one a set named): as the running one.
+TEST_F(RecordContract, AGcmInitRefusedWholeOrForItsKeyLengthIsAsTheDefault) {
+  auto [a, b] = both("AES-256-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes in(32, 0x63), out(64);
+    unsigned char fixed[4] = {1, 2, 3, 4}, tag[16];
+    std::size_t ivlen = 7, keylen = 24;
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+    OSSL_PARAM twice[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, fixed, 4),
+        OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &ivlen),
+        OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, fixed, 0),
+        OSSL_PARAM_construct_end()};
+    t.add(EVP_CIPHER_CTX_set_params(ctx, twice));
+    t.add(EVP_CipherUpdate(ctx, out.data(), &n, in.data(), 16));
+    OSSL_PARAM length[] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &keylen),
+                           OSSL_PARAM_construct_end()};
+    t.add(EVP_DecryptInit_ex2(ctx, nullptr, kKey.data(), nullptr, length));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 16, &n, in.data(), 16));
+    t.add(EVP_CipherFinal_ex(ctx, tag, &n));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag));
+    t.add(out.data(), out.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
+}
+
 }  // namespace
