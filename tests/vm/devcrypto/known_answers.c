@@ -287,7 +287,8 @@ static void session_info(void) {
 int main(int argc, char **argv) {
   const char *device = argc > 1 ? argv[1] : "/dev/crypto";
   const int large = argc > 2 && strcmp(argv[2], "--large") == 0;
-  no_authcrypt = getenv("DEVCRYPTO_NO_AUTHCRYPT") != NULL && strcmp(getenv("DEVCRYPTO_NO_AUTHCRYPT"), "1") == 0;
+  const char *no_authcrypt_env = getenv("DEVCRYPTO_NO_AUTHCRYPT");
+  no_authcrypt = no_authcrypt_env != NULL && strcmp(no_authcrypt_env, "1") == 0;
   fd = open(device, O_RDWR);
   if (fd < 0) {
     perror(device);
