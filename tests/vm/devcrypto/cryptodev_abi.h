@@ -1,7 +1,10 @@
-/* The /dev/crypto ABI of cryptodev-linux 1.14 (x86_64), as a program written
- * for that module sees it: written for these tests from the documented
- * layouts and ioctl numbers, independent of the cryptoaccel library (the
- * tests check that the server speaks the ABI, not our idea of it). */
+/* The /dev/crypto ABI of cryptodev-linux 1.14, as a program written for
+ * that module sees it: written for these tests from the documented layouts
+ * and ioctl numbers, independent of the cryptoaccel library (the tests check
+ * that the server speaks the ABI, not our idea of it). The structs hold
+ * pointers, so a 32-bit build (gcc -m32, tests/vm/build-m32) gets the 32-bit
+ * layout and its ioctl numbers, as a 32-bit program compiled against the
+ * module's header does; the sizes are checked for both. */
 #ifndef CRYPTOACCEL_TEST_CRYPTODEV_ABI_H
 #define CRYPTOACCEL_TEST_CRYPTODEV_ABI_H
 
@@ -109,9 +112,17 @@ enum { CRK_MOD_EXP = 0, CRK_MOD_EXP_CRT = 1, CRK_DSA_SIGN = 2 };
 #define CIOCKEY _IOWR('c', 105, struct crypt_kop)
 #define CIOCASYMFEAT _IOR('c', 106, uint32_t)
 
+#if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct session_op) == 48, "session_op");
 _Static_assert(sizeof(struct crypt_op) == 48, "crypt_op");
 _Static_assert(sizeof(struct crypt_auth_op) == 72, "crypt_auth_op");
+_Static_assert(sizeof(struct crypt_kop) == 144, "crypt_kop");
+#else
+_Static_assert(sizeof(struct session_op) == 28, "session_op");
+_Static_assert(sizeof(struct crypt_op) == 28, "crypt_op");
+_Static_assert(sizeof(struct crypt_auth_op) == 44, "crypt_auth_op");
+_Static_assert(sizeof(struct crypt_kop) == 80, "crypt_kop");
+#endif
 _Static_assert(sizeof(struct session_info_op) == 268, "session_info_op");
 
 #endif
