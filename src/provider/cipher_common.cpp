@@ -98,22 +98,22 @@ bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) no
   return false;
 }
 
+const char* repeated_known_param(const OSSL_PARAM params[], const OSSL_PARAM known[]) noexcept {
+  if (params == nullptr || known == nullptr) return nullptr;
+  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
+    if (OSSL_PARAM_locate_const(known, p->key) == nullptr) continue;
+    if (OSSL_PARAM_locate_const(p + 1, p->key) != nullptr) return p->key;
+  }
+  return nullptr;
+}
+
 bool refuses_repeated_param(ProviderContext* pc, const OSSL_PARAM params[],
                             const OSSL_PARAM known[]) noexcept {
   if (params == nullptr || !pc->openssl_default().contract().repeated_param_refused) return false;
-  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-    bool is_known = false;
-    for (const OSSL_PARAM* k = known; k->key != nullptr && !is_known; ++k)
-      is_known = std::strcmp(k->key, p->key) == 0;
-    if (!is_known) continue;
-    for (const OSSL_PARAM* q = p + 1; q->key != nullptr; ++q) {
-      if (std::strcmp(q->key, p->key) != 0) continue;
-      CRYPTOACCEL_RAISE(pc, kReasonBadParameter, "cryptoaccel: parameter '%s' is repeated",
-                        p->key);
-      return true;
-    }
-  }
-  return false;
+  const char* repeated = repeated_known_param(params, known);
+  if (repeated == nullptr) return false;
+  CRYPTOACCEL_RAISE(pc, kReasonBadParameter, "cryptoaccel: parameter '%s' is repeated", repeated);
+  return true;
 }
 
 void check_key_length(const Algorithm& a, std::size_t keylen) {

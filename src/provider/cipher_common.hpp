@@ -34,6 +34,9 @@ bool read_size(const ProviderContext* pc, const OSSL_PARAM* p, std::size_t& out)
 int set_iv_param(OSSL_PARAM* p, const std::uint8_t* bytes, std::size_t size) noexcept;
 bool read_uint(const ProviderContext* pc, const OSSL_PARAM* p, unsigned& out) noexcept;
 
+// The first parameter of `known` that `params` names twice, or null.
+const char* repeated_known_param(const OSSL_PARAM params[], const OSSL_PARAM known[]) noexcept;
+
 // Whether to refuse `params` for naming one of the parameters in `known`
 // twice, as the running OpenSSL does since 3.6 (its generated decoders;
 // OpenSslDefault::Contract::repeated_param_refused): raises the error then.

@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "cipher_common.hpp"
 #include "errors.hpp"
 #include "function_tables.hpp"
 #include "openssl_default.hpp"
@@ -370,13 +371,8 @@ bool gcm_refuses_whole(void* vctx, const OSSL_PARAM params[]) {
   if (params == nullptr || !c.algorithm->repeated_param_refused) return false;
   auto* settable = inner_function<OSSL_FUNC_cipher_settable_ctx_params_fn>(
       *c.algorithm, OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS);
-  const OSSL_PARAM* known = settable != nullptr ? settable(c.inner, c.algorithm->inner_provctx) : nullptr;
-  if (known == nullptr) return false;
-  for (const OSSL_PARAM* p = params; p->key != nullptr; ++p) {
-    if (find_param(known, p->key) == nullptr) continue;
-    if (find_param(p + 1, p->key) != nullptr) return true;
-  }
-  return false;
+  return settable != nullptr &&
+         repeated_known_param(params, settable(c.inner, c.algorithm->inner_provctx)) != nullptr;
 }
 
 // What OpenSSL takes of a parameter set before it meets the record

@@ -65,12 +65,10 @@ void CipherSequence::build_params(const Record& r, bool new_context, bool with_i
   int start_iv_length = fresh ? cipher_iv_length : std::min(iv_length_, provider_iv_length());
   if (with_iv) start_iv_length = std::min(start_iv_length, cipher_iv_length);
   int iv_length = start_iv_length;
+  static constexpr int kIvLens[] = {12, 12, 0, 1, 7, 8, 11, 13, 16, 17, 128, 129};
   for (std::size_t i = 0; i < wanted; ++i) {
     const unsigned char* c = &choice[1 + i * 4];
-    if (c[0] % kKinds == kIvLen) {
-      static constexpr int kIvLens[] = {12, 12, 0, 1, 7, 8, 11, 13, 16, 17, 128, 129};
-      iv_length = std::min(iv_length, kIvLens[c[1] % std::size(kIvLens)]);
-    }
+    if (c[0] % kKinds == kIvLen) iv_length = std::min(iv_length, kIvLens[c[1] % std::size(kIvLens)]);
   }
   const bool record_iv_tried = !new_context && (tls_aad_tried_ || iv_fixed_tried_);
   // OpenSSL reads the first of two parameters of one name.
@@ -89,8 +87,7 @@ void CipherSequence::build_params(const Record& r, bool new_context, bool with_i
         break;
       }
       case kIvLen: {
-        static constexpr std::size_t kIvLens[] = {12, 12, 0, 1, 7, 8, 11, 13, 16, 17, 128, 129};
-        p.sizes[n] = kIvLens[c[1] % std::size(kIvLens)];
+        p.sizes[n] = static_cast<std::size_t>(kIvLens[c[1] % std::size(kIvLens)]);
         // As in set_ivlen(): after a TLS record's AAD or a fixed IV part,
         // an IV under 8 bytes makes OpenSSL 3.0 write in front of it.
         if (gcm_ && record_iv_tried && p.sizes[n] < 8) continue;
