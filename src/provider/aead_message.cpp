@@ -39,6 +39,7 @@ AeadMessage::AeadMessage(const AeadMessage& other)
       state_(other.state_),
       aad_(other.aad_),
       ciphertext_(other.ciphertext_),
+      late_aad_(other.late_aad_),
       replayable_(other.replayable_),
       tag_(other.tag_),
       tag_len_(other.tag_len_),
@@ -68,7 +69,7 @@ void AeadMessage::set_key(Bytes key) {
   // A message on the old key's keystream is over: the next one begins anew.
   if (state_ == State::keystream) {
     state_ = State::aad;
-    ciphertext_.clear();
+    forget_replay();
   }
   keystream_open_.reset();
   keystream_unserved_ = false;
@@ -107,7 +108,7 @@ void AeadMessage::begin(bool encrypt, Bytes nonce) {
   state_ = State::aad;
   if (!aad_.empty()) secure_wipe(aad_.data(), aad_.size());
   aad_.clear();
-  ciphertext_.clear();
+  forget_replay();
   replayable_ = true;
   tag_len_ = 0;
   stream_.reset();
@@ -149,10 +150,29 @@ void AeadMessage::stream_replay() {
     std::copy(ciphertext_.begin(), ciphertext_.end(), scratch.begin());
   }
   // Decrypting writes plaintext, encrypting reads it: both stay in scratch.
-  const int done = EVP_Cipher(stream_.get(), scratch.data(), scratch.data(), n);
+  // AAD that came after payload goes in where it came.
+  bool ok = true;
+  std::size_t done = 0;
+  auto payload_to = [&](std::size_t end) {
+    if (end > done)
+      ok = ok && EVP_Cipher(stream_.get(), scratch.data() + done, scratch.data() + done,
+                            static_cast<unsigned>(end - done)) >= 0;
+    done = end;
+  };
+  for (const auto& [after, aad] : late_aad_) {
+    payload_to(after);
+    ok = ok &&
+         EVP_Cipher(stream_.get(), nullptr, aad.data(), static_cast<unsigned>(aad.size())) >= 0;
+  }
+  payload_to(n);
   secure_wipe(scratch.data(), scratch.size());
-  if (done < 0) throw DriverFailure("cannot replay the message into OpenSSL's default provider");
+  if (!ok) throw DriverFailure("cannot replay the message into OpenSSL's default provider");
+  forget_replay();
+}
+
+void AeadMessage::forget_replay() {
   ciphertext_.clear();
+  late_aad_.clear();
 }
 
 bool AeadMessage::aad(Bytes in) {
@@ -160,12 +180,26 @@ bool AeadMessage::aad(Bytes in) {
     aad_.insert(aad_.end(), in.begin(), in.end());
     return true;
   }
-  // ChaCha20-Poly1305 takes it where the running OpenSSL does; GCM
-  // refuses it, as OpenSSL does.
+  // A stream is OpenSSL's own message: it judges late AAD by its own rule
+  // (OpenSSL 4.0's ChaCha20-Poly1305 refuses it after payload bytes only).
+  if (state_ == State::streaming)
+    return EVP_Cipher(stream_.get(), nullptr, in.data(), static_cast<unsigned>(in.size())) >= 0;
+  // Otherwise payload bytes went through a driver. ChaCha20-Poly1305 takes
+  // AAD after them where the running OpenSSL does; GCM refuses it, as
+  // OpenSSL does.
   if (alg_.mode == CipherMode::chacha20_poly1305 &&
       pc_->openssl_default().contract().chacha_poly_aad_first)
     return false;
-  if (state_ == State::keystream) return keystream_open_->more_aad(in);
+  if (state_ == State::keystream) {
+    if (!keystream_open_->more_aad(in)) return false;
+    std::size_t kept = ciphertext_.size() + in.size();
+    for (const auto& late : late_aad_) kept += late.second.size();
+    if (replayable_ && kept <= kReplayLimit)
+      late_aad_.emplace_back(ciphertext_.size(), std::vector<std::uint8_t>(in.begin(), in.end()));
+    else
+      replayable_ = false;  // what would need the replay is refused (to_stream)
+    return true;
+  }
   to_stream();
   return EVP_Cipher(stream_.get(), nullptr, in.data(), static_cast<unsigned>(in.size())) >= 0;
 }
@@ -199,7 +233,7 @@ bool AeadMessage::keystream_payload(Bytes in, std::uint8_t* out) {
     ciphertext_.insert(ciphertext_.end(), in.begin(), in.end());
   } else {
     replayable_ = false;
-    ciphertext_.clear();
+    forget_replay();
     ciphertext_.shrink_to_fit();
   }
   return keystream_open_->payload(in, out);
@@ -265,18 +299,25 @@ bool AeadMessage::finish_encrypt(std::span<std::uint8_t, kMaxTag> tag) {
 }
 
 bool AeadMessage::finish_decrypt(Bytes tag) {
+  // A GCM message whose tag fails stays OpenSSL's, finished once: a later
+  // final (an encryption's, after a direction change) finishes it again.
+  // From here the stream holds it, brought there by the same failed final
+  // (a forgery costs that one authentication on the CPU).
+  const bool failure_kept = alg_.mode != CipherMode::chacha20_poly1305;
   if (state_ == State::aad && alg_.tag_sizes.contains(tag.size())) {
     try {
       session_->open({nonce_.data(), nonce_len_}, aad_, {}, tag, {});
+      return true;
     } catch (const AuthenticationFailed&) {
-      return false;
+      if (!failure_kept) return false;
     }
-    return true;
   }
   // A tag no longer than the one verified is checked against it, as
   // OpenSSL compares only the tag's length; a longer one needs the stream.
-  if (state_ == State::whole && tag.size() <= tag_len_)
-    return !tag.empty() && constant_time_equal(tag, {tag_.data(), tag.size()});
+  if (state_ == State::whole && tag.size() <= tag_len_) {
+    if (!tag.empty() && constant_time_equal(tag, {tag_.data(), tag.size()})) return true;
+    if (!failure_kept || tag.empty()) return false;
+  }
   if (state_ == State::keystream) {
     const bool authentic = keystream_open_->finish(tag);
     // Verified, the message is over (GCM then wants a new nonce), and so is
@@ -286,7 +327,7 @@ bool AeadMessage::finish_decrypt(Bytes tag) {
     // point by a replay (a forgery costs that one decryption on the CPU).
     if (authentic || alg_.id == AlgorithmId::chacha20_poly1305) {
       state_ = State::aad;
-      ciphertext_.clear();
+      forget_replay();
       return authentic;
     }
     if (!replayable_) return false;  // what follows is refused (keystream_payload)

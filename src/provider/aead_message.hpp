@@ -84,6 +84,7 @@ class AeadMessage {
   bool keystream_start(Bytes in, std::uint8_t* out);
   bool keystream_payload(Bytes in, std::uint8_t* out);
   bool finish_stream();
+  void forget_replay();
   const char* name() const;
 
   ProviderContext* pc_;
@@ -101,6 +102,9 @@ class AeadMessage {
   // to kReplayLimit bytes (replayable_ false past it). Public data.
   static constexpr std::size_t kReplayLimit = std::size_t{1} << 20;
   std::vector<std::uint8_t> ciphertext_;
+  // Keystream: AAD given after payload (OpenSSL 3.0's ChaCha20-Poly1305
+  // takes it), each with the payload length it came after, replayed in order.
+  std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> late_aad_;
   bool replayable_ = true;
   std::array<std::uint8_t, kMaxTag> tag_{};
   std::size_t tag_len_ = 0;  // whole: the tag computed or verified

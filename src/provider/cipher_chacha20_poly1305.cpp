@@ -91,7 +91,14 @@ class ChaChaPolyCtx {
       *outl = 0;
       return fail(kReasonNotInitialised, "the tag is set before a decryption ends");
     }
-    if (!run(out, outl, nullptr, 0)) return 0;
+    const bool ended_by_record = record_refused_;
+    if (!run(out, outl, nullptr, 0)) {
+      // OpenSSL's encryption ends that message here, making a tag no peer
+      // computes, and spends the nonce: this final fails, and the nonce is
+      // spent too. (Its decryption fails on that tag.)
+      if (ended_by_record && encrypt_) nonce_spent_ = true;
+      return 0;
+    }
     *outl = 0;
     nonce_spent_ = true;
     return 1;

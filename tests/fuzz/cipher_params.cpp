@@ -63,12 +63,20 @@ void CipherSequence::build_params(const Record& r, bool new_context, bool with_i
   // cipher's own again: the smallest counts.
   const int cipher_iv_length = EVP_CIPHER_get_iv_length(cipher(kSideA));
   int start_iv_length = fresh ? cipher_iv_length : std::min(iv_length_, provider_iv_length());
-  if (with_iv) start_iv_length = std::min(start_iv_length, cipher_iv_length);
+  // EVP's own may be stale (OpenSSL 4.0 keeps it when a set that changed
+  // the provider's was refused).
+  if (with_iv) {
+    start_iv_length = std::min(start_iv_length, cipher_iv_length);
+    if (!fresh)
+      for (int s : {kSideA, kSideB})
+        start_iv_length = std::min(start_iv_length, EVP_CIPHER_CTX_get_iv_length(ctx(s)));
+  }
   int iv_length = start_iv_length;
   static constexpr int kIvLens[] = {12, 12, 0, 1, 7, 8, 11, 13, 16, 17, 128, 129};
   for (std::size_t i = 0; i < wanted; ++i) {
     const unsigned char* c = &choice[1 + i * 4];
-    if (c[0] % kKinds == kIvLen) iv_length = std::min(iv_length, kIvLens[c[1] % std::size(kIvLens)]);
+    if (c[0] % kKinds == kIvLen)
+      iv_length = std::min(iv_length, kIvLens[c[1] % std::size(kIvLens)]);
   }
   const bool record_iv_tried = !new_context && (tls_aad_tried_ || iv_fixed_tried_);
   // OpenSSL reads the first of two parameters of one name.
@@ -194,7 +202,7 @@ void CipherSequence::after_params(const ParamSet& p, bool ok) {
   // A refused set may have taken its "tlsaad" before the parameter it refused.
   if (p.tls_aad) tls_aad_set_ = true;
   if (p.tls_aad && ok) {
-    d_.end_documented("chacha20_poly1305_record_of_wrong_length");
+    end_record_of_wrong_length();
   }
   if (ok && p.tag) chacha_tag_length_ = true;
   if (ctr_ && p.num) d_.documented("ctr_num_set");
@@ -244,7 +252,7 @@ void CipherSequence::get_params(const Record& r) {
   const std::string_view name = g.name;
   const std::size_t size = r.pick(1, kSizes);
   // As in iv_gen(): the next IV counts the last 8 bytes of the IV up.
-  if (gcm_ && name == OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN && iv_length_ < 8) return;
+  if (gcm_ && name == OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN && iv_length_now() < 8) return;
   std::string call = "EVP_CIPHER_CTX_get_params(ctx, {";
   call += g.name;
   if (g.kind == kOctets) {

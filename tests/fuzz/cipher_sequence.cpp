@@ -76,6 +76,15 @@ void CipherSequence::init_with(const Record& r, const ParamSet* params) {
   const int enc = r.pick(1, kEnc);
   const bool with_key = r.arg[2] % 4 != 0, with_iv = gives_iv(r);
   const bool with_cipher = starts_context(r);
+  // An IV under 8 bytes once a TLS record set-up was tried: OpenSSL takes
+  // it, and its records then write in front of the IV (as in set_ivlen()).
+  // An init's IV comes with the length EVP holds, which OpenSSL 4.0 leaves
+  // as it was when a set that changed the provider's was refused. Not
+  // asked of either side; cryptoaccel refuses it.
+  if (gcm_ && with_iv && !with_cipher && (tls_aad_tried_ || iv_fixed_tried_) && have_cipher() &&
+      std::min(EVP_CIPHER_CTX_get_iv_length(ctx(kSideA)),
+               EVP_CIPHER_CTX_get_iv_length(ctx(kSideB))) < 8)
+    return;
   Bytes key = derived_bytes(r.data_seed, 64, 1);
   if (r.flag(5) && !key_.empty()) key = key_;
   if (xts_ && r.arg[6] % 8 == 0)  // XTS with equal key halves
@@ -175,11 +184,7 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
     d_.documented("aes_direction_changed_without_key", true);
   }
   if (chacha_poly_ && with_key) chacha_keyed_ = true;
-  // Compared again, but for the last tag: each side's last final made it.
-  if ((with_key || with_iv) && d_.documenting("chacha20_poly1305_record_of_wrong_length")) {
-    stale_tag_ = true;
-    d_.end_documented("chacha20_poly1305_record_of_wrong_length");
-  }
+  if (with_key || with_iv) end_record_of_wrong_length();
   // Without a key OpenSSL's ChaCha20-Poly1305 runs under an all-zero key;
   // cryptoaccel refuses.
   if (chacha_poly_ && !chacha_keyed_) d_.documented("chacha20_poly1305_without_key", true);
@@ -340,6 +345,14 @@ void CipherSequence::evp_cipher(const Record& r) {
   if (!final_call && !aad_call) after_payload(a.values[0] < 0);
   if (final_call) d_.message_final("evp_cipher", a.values[0] < 0);
   if (final_call && !d_.unpredictable() && a.values[0] >= 0) stale_tag_ = false;
+}
+
+// Compared again, but for the last tag: each side's last final made it
+// (OpenSSL's over the message the record left, cryptoaccel's none).
+void CipherSequence::end_record_of_wrong_length() {
+  if (!d_.documenting("chacha20_poly1305_record_of_wrong_length")) return;
+  stale_tag_ = true;
+  d_.end_documented("chacha20_poly1305_record_of_wrong_length");
 }
 
 // A second final without a new init has its own name, to be skipped apart.

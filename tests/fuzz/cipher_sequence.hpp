@@ -83,6 +83,8 @@ class CipherSequence {
   // run only when both contexts have one (and that must agree).
   bool have_cipher();
   int provider_iv_length() const;
+  // The smaller of what the sequence set and what A's provider holds.
+  int iv_length_now();
 
   void properties(const OpFilter& filter);
 
@@ -204,6 +206,7 @@ class CipherSequence {
   bool tls_records_ = false, tls_explicit_iv_ = false;
   bool tls_aad_set_ = false;  // "tlsaad" taken since the last init
 
+  void end_record_of_wrong_length();
   // A ChaCha20-Poly1305 payload refused after "tlsaad" (a record of the
   // wrong length, after AAD): OpenSSL goes on as if the AAD had ended,
   // cryptoaccel ends the message.

@@ -271,4 +271,118 @@ TEST_F(RecordContract, AGcmInitRefusedWholeOrForItsKeyLengthIsAsTheDefault) {
   EXPECT_EQ(a, b) << where_bytes_differ(a, b);
 }
 
+// ChaCha20-Poly1305 AAD after a payload of no bytes, or after a new nonce
+// in the middle of the AAD: OpenSSL 4.0 refuses AAD only after payload
+// bytes, and 3.0 never; both hash it in where it comes.
+TEST_F(RecordContract, ChaCha20Poly1305AadAfterAnEmptyPayloadAsTheRunningOpenSsl) {
+  auto [a, b] = both("ChaCha20-Poly1305", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes buf(64, 0x21), out(64);
+    unsigned char fixed[12] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2}, tag[16];
+    int n = 0;
+    t.add(EVP_EncryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+    t.add(EVP_Cipher(ctx, out.data(), out.data(), 0));
+    t.add(EVP_Cipher(ctx, nullptr, buf.data(), 33));
+    t.add(EVP_CipherUpdate(ctx, out.data(), &n, buf.data(), 20));
+    t.add(EVP_CipherFinal_ex(ctx, out.data() + 20, &n));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, sizeof tag, tag));
+    t.add(tag, sizeof tag);
+    t.add(EVP_DecryptInit_ex2(ctx, nullptr, kKey.data(), kIv.data(), nullptr));
+    t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 48));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IV_FIXED, sizeof fixed, fixed));
+    t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 2));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 20, &n, buf.data(), 30));
+    t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 2));
+    t.add(out.data(), out.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
+}
+
+// An encryption's final after a ChaCha20-Poly1305 record of the wrong
+// length: OpenSSL makes a tag no peer computes and spends the nonce (4.0
+// then refuses updates until a new one), the provider refuses the final
+// (docs/provider.md) and spends it too. A decryption's final fails on
+// both, and the next record's AAD is taken on both.
+TEST_F(RecordContract, ChaCha20Poly1305RecordOfTheWrongLengthSpendsTheNonceAsTheRunningOpenSsl) {
+  for (const int encrypt : {1, 0}) {
+    auto [a, b] = both("ChaCha20-Poly1305", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      unsigned char aad[13] = {0, 0, 0, 0, 0, 0, 0, 1, 0x17, 3, 3, 0, 0x20};
+      Bytes buf(64, 0x11);
+      int n = 0;
+      t.add(EVP_CipherInit_ex2(ctx, c, kKey.data(), kIv.data(), encrypt, nullptr));
+      if (!encrypt) {
+        unsigned char tag[16] = {1};
+        t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof tag, tag));
+      }
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, sizeof aad, aad));
+      t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 10));
+      t.add(EVP_CipherUpdate(ctx, buf.data(), &n, buf.data(), 2));
+      // The final itself is the documented difference: not compared.
+      (void)EVP_CipherFinal_ex(ctx, buf.data(), &n);
+      ERR_clear_error();
+      aad[7] = 2;
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_TLS1_AAD, sizeof aad, aad));
+      t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 1));
+      t.add(EVP_CipherUpdate(ctx, nullptr, &n, buf.data(), 0));
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << (encrypt ? "encrypting" : "decrypting");
+  }
+}
+
+// A GCM decryption whose final fails on its tag leaves OpenSSL's message
+// finished once; switched to encryption, its next final finishes it again.
+// The provider's tag is OpenSSL's, for a message of AAD only and for one
+// whose payload a driver already verified under another tag.
+TEST_F(RecordContract, AGcmMessageWhoseTagFailedIsFinishedAgainAsTheDefault) {
+  for (const bool with_payload : {false, true}) {
+    auto [a, b] = both("AES-192-GCM", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+      Bytes pt(40, 0x52), ct(40), out(40);
+      unsigned char good[16], wrong[16] = {3}, tag[16];
+      int n = 0;
+      t.add(EVP_EncryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+      t.add(EVP_CipherUpdate(ctx, nullptr, &n, pt.data(), 7));
+      if (with_payload) t.add(EVP_CipherUpdate(ctx, ct.data(), &n, pt.data(), 40));
+      t.add(EVP_CipherFinal_ex(ctx, out.data(), &n));
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, sizeof good, good));
+      t.add(EVP_DecryptInit_ex2(ctx, nullptr, kKey.data(), kIv.data(), nullptr));
+      t.add(EVP_CipherUpdate(ctx, nullptr, &n, pt.data(), 7));
+      if (with_payload) {
+        t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof good, good));
+        t.add(EVP_CipherUpdate(ctx, out.data(), &n, ct.data(), 40));
+      }
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof wrong, wrong));
+      t.add(EVP_CipherFinal_ex(ctx, out.data(), &n));
+      ERR_clear_error();
+      t.add(EVP_EncryptInit_ex2(ctx, nullptr, nullptr, nullptr, nullptr));
+      t.add(EVP_CipherFinal_ex(ctx, out.data(), &n));
+      t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, sizeof tag, tag));
+      t.add(tag, sizeof tag);
+      t.add(out.data(), out.size());
+    });
+    EXPECT_EQ(a, b) << where_bytes_differ(a, b) << (with_payload ? "with" : "without")
+                    << " a payload";
+  }
+}
+
+// A ChaCha20-Poly1305 decryption with AAD after its payload (OpenSSL 3.0
+// takes it), switched to encryption in mid-message: the sessions bring
+// OpenSSL's context to the same point, the late AAD where it came.
+TEST_F(RecordContract, ChaCha20Poly1305AadAfterThePayloadSurvivesADirectionSwitch) {
+  auto [a, b] = both("ChaCha20-Poly1305", [&](EVP_CIPHER_CTX* ctx, EVP_CIPHER* c, Trace& t) {
+    Bytes in(64, 0x44), out(96);
+    unsigned char tag[16];
+    int n = 0;
+    t.add(EVP_DecryptInit_ex2(ctx, c, kKey.data(), kIv.data(), nullptr));
+    t.add(EVP_CipherUpdate(ctx, nullptr, &n, in.data(), 9));
+    t.add(EVP_CipherUpdate(ctx, out.data(), &n, in.data(), 31));
+    t.add(EVP_Cipher(ctx, nullptr, in.data(), 50));
+    t.add(EVP_EncryptInit_ex2(ctx, nullptr, nullptr, nullptr, nullptr));
+    t.add(EVP_CipherUpdate(ctx, out.data() + 31, &n, in.data(), 20));
+    t.add(EVP_CipherFinal_ex(ctx, out.data() + 51, &n));
+    t.add(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, sizeof tag, tag));
+    t.add(tag, sizeof tag);
+    t.add(out.data(), out.size());
+  });
+  EXPECT_EQ(a, b) << where_bytes_differ(a, b);
+}
+
 }  // namespace
