@@ -380,5 +380,334 @@ TEST_F(DevcryptoCompat, RandomRequestsAreAnsweredAlikeInBothLayouts) {
   EXPECT_GT(failures, 30);
 }
 
+
+// ---- Hostile requests (adv-compat32) ----------------------------------------
+// Each test below states what the docs promise ("an i386 program gets from
+// it exactly the answers a 64-bit one gets", a request queued in one layout
+// fetched in the other) for a request a hostile or unlucky client makes.
+
+// A 64-bit program queues a request whose buffers lie above 4 GiB (where a
+// 64-bit program's heap is); a 32-bit program fetches it through the same
+// file (passed to it, or the same process through int 0x80). The module
+// answers the fetch (the output went to the submitter's pinned pages; the
+// struct's pointers are truncated). The server answers the 32-bit fetch's
+// round 1 with a retry whose out_iov holds the submitter's 64-bit
+// addresses, which the kernel refuses for a compat caller
+// (fuse_copy_ioctl_iovec: EIO); the result stays claimed by that thread,
+// so no other thread can ever fetch it, and it holds a queue slot and
+// quota bytes until the file closes.
+TEST_F(DevcryptoCompat, HostileFetchIn32BitOfRequestQueuedAbove4GiB) {
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key);
+  std::vector<std::uint8_t> high_src(Sp80038aCbc::plain.begin(), Sp80038aCbc::plain.end());
+  std::vector<std::uint8_t> high_dst(32), high_iv(Sp80038aCbc::iv.begin(), Sp80038aCbc::iv.end());
+  if (reinterpret_cast<std::uintptr_t>(high_dst.data()) <= 0xffffffffu)
+    GTEST_SKIP() << "the heap lies below 4 GiB here";
+  L64::CryptOp* op = low_.place(L64::CryptOp{.ses = ses,
+                                             .op = kEncrypt,
+                                             .len = 32,
+                                             .src = reinterpret_cast<std::uintptr_t>(high_src.data()),
+                                             .dst = reinterpret_cast<std::uintptr_t>(high_dst.data()),
+                                             .mac = 0,
+                                             .iv = reinterpret_cast<std::uintptr_t>(high_iv.data())});
+  // The submitter: thread 2 of a 64-bit program.
+  ASSERT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncCrypt, op, 2).result, 0);
+  // The fetcher: thread 3 of a 32-bit program.
+  L32::CryptOp* fetched = low_.place(L32::CryptOp{});
+  const int narrow = simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true,
+                                    /*layout32=*/true)
+                         .result;
+  EXPECT_EQ(narrow, 0) << "the module answers this fetch; the server's retry names 64-bit "
+                          "addresses, which the kernel refuses a compat caller with EIO";
+  if (narrow != 0) {
+    // The result is stranded: the submitter cannot fetch it either.
+    L64::CryptOp* wide = low_.place(L64::CryptOp{});
+    EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2).result, 0)
+        << "the result stays claimed by the 32-bit thread, which can never take it";
+    EXPECT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true, true).result,
+              0)
+        << "and that thread's every later fetch fails the same way";
+  }
+}
+
+// SRTP's src must lie at most 256 bytes into auth_src. A 32-bit program's
+// src - auth_src is computed in 32 bits (protocol_authcrypt.cpp's
+// plan_srtp), so a src just above 0 with auth_src just below 4 GiB passes
+// as "192 bytes in", where the 64-bit layout (and the module, whose compat
+// path widens the pointers first) refuses it with EINVAL. The kernel's
+// copy then faults instead (EFAULT), or, for a program that maps memory
+// past 4 GiB and calls through int 0x80, the server writes the output to a
+// src that is not inside what auth_src declared.
+TEST_F(DevcryptoCompat, HostileSrtpSrcWrappingBelowAuthSrc) {
+  const ByteVector mac_key = hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+  const std::uint32_t narrow_ses = open32(kAesCtr, Sp80038aCbc::key, kSha1Hmac, mac_key);
+  devcrypto::Client wide_client{quota_, 1000};
+  L64::SessionOp* sop = low_.place(L64::SessionOp{.cipher = kAesCtr,
+                                                  .mac = kSha1Hmac,
+                                                  .keylen = 16,
+                                                  .key = low_.put(Sp80038aCbc::key),
+                                                  .mackeylen = 20,
+                                                  .mackey = low_.put(mac_key)});
+  ASSERT_EQ(ioctl64(L64::kCiocGSession, sop, &wide_client), 0);
+  const std::uint32_t auth_src = 0xffffff80u, src = 0x40;  // src - auth_src = 0xc0 in 32 bits
+  const std::uint32_t tag = low_.reserve(20), iv = low_.put(Sp80038aCbc::iv);
+  L32::CryptAuthOp* narrow = low_.place(L32::CryptAuthOp{.ses = narrow_ses,
+                                                         .op = kEncrypt,
+                                                         .flags = kFlagAeadSrtp,
+                                                         .len = 32,
+                                                         .auth_len = 256,
+                                                         .auth_src = auth_src,
+                                                         .src = src,
+                                                         .dst = src,
+                                                         .tag = tag,
+                                                         .tag_len = 10,
+                                                         .iv = iv,
+                                                         .iv_len = 16});
+  L64::CryptAuthOp* wide = low_.place(L64::CryptAuthOp{.ses = sop->ses,
+                                                       .op = kEncrypt,
+                                                       .flags = kFlagAeadSrtp,
+                                                       .len = 32,
+                                                       .auth_len = 256,
+                                                       .auth_src = auth_src,
+                                                       .src = src,
+                                                       .dst = src,
+                                                       .tag = tag,
+                                                       .tag_len = 10,
+                                                       .iv = iv,
+                                                       .iv_len = 16});
+  const int b = ioctl64(L64::kCiocAuthCrypt, wide, &wide_client);
+  ASSERT_EQ(b, -EINVAL) << "src below auth_src";
+  EXPECT_EQ(ioctl32(L32::kCiocAuthCrypt, narrow), b)
+      << "the same request from a 32-bit program: src - auth_src wraps to 192";
+}
+
+// A request a 32-bit program queues fits a round (28-byte struct + 131,044
+// bytes of output = 128 KiB), but a 64-bit fetch of it through the same
+// file needs 20 bytes more than a round (its struct is 48 bytes), so the
+// fetch goes through the caller's memory; where the server may not reach
+// it (EMSGSIZE: another pid namespace, a non-dumpable caller), the fetch
+// fails and the result, already delivered, is lost. Fetched in 32-bit
+// layout it would have been answered; submitted in 64-bit layout it would
+// have been refused at once (EMSGSIZE at the submission, as documented).
+TEST_F(DevcryptoCompat, HostileAsyncFetchOfTheOtherLayoutCrossesTheRoundBound) {
+  const ByteVector mac_key = hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key, kSha1Hmac, mac_key);
+  constexpr std::uint32_t kLen = 131008;  // + 16 IV back + 20 MAC = 131,044 output bytes
+  const std::uint32_t src = low_.put(ByteVector(kLen, 0x5a)), dst = low_.reserve(kLen);
+  L32::CryptOp* op = low_.place(L32::CryptOp{.ses = ses,
+                                             .op = kEncrypt,
+                                             .flags = kFlagWriteIv,
+                                             .len = kLen,
+                                             .src = src,
+                                             .dst = dst,
+                                             .mac = low_.reserve(20),
+                                             .iv = low_.put(Sp80038aCbc::iv)});
+  // An unprivileged view: the server may not reach the caller's memory.
+  ASSERT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncCrypt, op, 1, false, true).result, 0);
+  L64::CryptOp* wide = low_.place(L64::CryptOp{});
+  EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2, false).result, 0)
+      << "a fetch of a queued, done request";
+  EXPECT_NE(low_.get(dst, 16), ByteVector(16, 0)) << "its output";
+}
+
+// Edge values of the 32-bit fields, each request also made by a 64-bit
+// program with the same (zero-extended) values: the answers must be equal.
+TEST_F(DevcryptoCompat, HostileEdgeValuesAreAnsweredAlikeInBothLayouts) {
+  const ByteVector mac_key = hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+  devcrypto::Client wide_client{quota_, 1000};
+  struct Kind {
+    std::uint32_t cipher, mac;
+    ByteVector key, mac_key;
+  };
+  const std::vector<Kind> kinds = {{kAesCbc, 0, Sp80038aCbc::key, {}},
+                                   {kAesCtr, kSha1Hmac, Sp80038aCbc::key, mac_key},
+                                   {kAesCbc, kSha1Hmac, Sp80038aCbc::key, mac_key},
+                                   {kAesGcm, 0, Sp80038aCbc::key, {}},
+                                   {0, kSha256, {}, {}}};
+  std::vector<std::uint32_t> narrow_ids, wide_ids;
+  for (const Kind& k : kinds) {
+    narrow_ids.push_back(open32(k.cipher, k.key, k.mac, k.mac_key));
+    L64::SessionOp* op = low_.place(L64::SessionOp{});
+    *op = {.cipher = k.cipher,
+           .mac = k.mac,
+           .keylen = static_cast<std::uint32_t>(k.key.size()),
+           .key = k.key.empty() ? 0 : low_.put(k.key),
+           .mackeylen = static_cast<std::uint32_t>(k.mac_key.size()),
+           .mackey = k.mac_key.empty() ? 0 : low_.put(k.mac_key)};
+    ASSERT_EQ(ioctl64(L64::kCiocGSession, op, &wide_client), 0);
+    wide_ids.push_back(op->ses);
+  }
+  const std::size_t mark = 64 * 1024;
+  // Buffers: a valid one (the same at every request), and edge pointers.
+  low_.reset();
+  const std::uint32_t buf = low_.reserve(mark);
+  const std::uint32_t ptrs[] = {0, buf, buf + 1, 0xffffffffu, 0xfffffff0u, 0x80000000u, 0x10};
+  const std::uint32_t lens[] = {0, 1, 16, 32, 0xffffffffu, 0x80000000u, 0xfffffff0u, 1u << 20,
+                                (1u << 20) + 16};
+  std::mt19937 rng(7);
+  const auto pick = [&](const auto& table) { return table[rng() % std::size(table)]; };
+  int compared = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t k = rng() % kinds.size();
+    const std::uint16_t flags =
+        static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() % 128 : (rng() % 2) * kFlagAeadSrtp);
+    const std::uint16_t dir = static_cast<std::uint16_t>(rng() % 2);
+    const std::uint32_t p[6] = {pick(ptrs), pick(ptrs), pick(ptrs), pick(ptrs), pick(ptrs),
+                                pick(ptrs)};
+    const std::uint32_t len = pick(lens), auth_len = pick(lens);
+    const auto tag_len = static_cast<std::uint32_t>(rng() % 3 == 0 ? 0 : rng() % 40);
+    const bool auth = rng() % 2 == 0;
+    int a = 0, b = 0;
+    if (auth) {
+      L32::CryptAuthOp* n = low_.place(L32::CryptAuthOp{.ses = narrow_ids[k], .op = dir, .flags = flags,
+          .len = len, .auth_len = auth_len, .auth_src = p[0], .src = p[1], .dst = p[2],
+          .tag = p[3], .tag_len = tag_len, .iv = p[4], .iv_len = 12});
+      L64::CryptAuthOp w{.ses = wide_ids[k], .op = dir, .flags = flags,
+          .len = len, .auth_len = auth_len, .auth_src = p[0], .src = p[1], .dst = p[2],
+          .tag = p[3], .tag_len = tag_len, .iv = p[4], .iv_len = 12};
+      const ByteVector before = low_.get(buf, LowMemory::kSize);
+      a = ioctl32(L32::kCiocAuthCrypt, n);
+      std::memcpy(LowMemory::pointer(buf), before.data(), before.size());
+      b = ioctl64(L64::kCiocAuthCrypt, &w, &wide_client);
+    } else {
+      L32::CryptOp* n = low_.place(L32::CryptOp{.ses = narrow_ids[k], .op = dir, .flags = flags,
+          .len = len, .src = p[0], .dst = p[1], .mac = p[2], .iv = p[3]});
+      L64::CryptOp w{.ses = wide_ids[k], .op = dir, .flags = flags,
+          .len = len, .src = p[0], .dst = p[1], .mac = p[2], .iv = p[3]};
+      // The 64-bit request sees the memory the 32-bit one saw (its output
+      // may cover everything, the 32-bit struct too): its struct lies above
+      // 4 GiB, the rest is put back.
+      const ByteVector before = low_.get(buf, LowMemory::kSize);
+      a = ioctl32(L32::kCiocCrypt, n);
+      std::memcpy(LowMemory::pointer(buf), before.data(), before.size());
+      b = ioctl64(L64::kCiocCrypt, &w, &wide_client);
+    }
+    low_.reset();
+    low_.reserve(mark);  // keep `buf` where it was
+    EXPECT_EQ(a, b) << "request " << i << (auth ? " CIOCAUTHCRYPT" : " CIOCCRYPT") << " kind "
+                    << k << " flags " << flags << " op " << dir << " len " << len << " auth_len "
+                    << auth_len << " tag_len " << tag_len << " pointers " << std::hex << p[0]
+                    << " " << p[1] << " " << p[2] << " " << p[3] << " " << p[4];
+    if (a != b && ++compared > 10) break;  // enough to show it
+  }
+}
+
+// CIOCKEY's counts and crp_nbits at their edges, each in both layouts.
+TEST_F(DevcryptoCompat, HostileKeyParametersAreAnsweredAlikeInBothLayouts) {
+  const std::uint32_t num = low_.put(ByteVector(2048, 0x01));
+  const std::uint32_t ptrs[] = {0, num, 0xffffffffu, 0xfffff000u};
+  const std::uint32_t bits[] = {0, 1, 8, 9, 16384, 16385, 0xffffffffu, 0xfffffff9u};
+  const std::uint16_t counts[] = {0, 1, 3, 6, 7, 8, 0xffff};
+  std::mt19937 rng(11);
+  const auto pick = [&](const auto& table) { return table[rng() % std::size(table)]; };
+  for (int i = 0; i < 2000; ++i) {
+    L32::CryptKop n{.crk_op = static_cast<std::uint32_t>(rng() % 6),
+                    .crk_iparams = pick(counts),
+                    .crk_oparams = pick(counts)};
+    if (rng() % 2) n.crk_iparams = 3, n.crk_oparams = 1, n.crk_op = kKeyModExp;
+    L64::CryptKop w{.crk_op = n.crk_op, .crk_iparams = n.crk_iparams, .crk_oparams = n.crk_oparams};
+    for (std::size_t j = 0; j < L32::kMaxKeyParams; ++j) {
+      n.crk_param[j] = {.crp_p = pick(ptrs),
+                        .crp_nbits = rng() % 3 != 0 ? 16u : pick(bits)};
+      w.crk_param[j] = {.crp_p = n.crk_param[j].crp_p, .crp_nbits = n.crk_param[j].crp_nbits};
+    }
+    const int a = ioctl32(L32::kCiocKey, low_.place(n));
+    const int b = ioctl64(L64::kCiocKey, low_.place(w));
+    ASSERT_EQ(a, b) << "request " << i << " op " << n.crk_op << " counts " << n.crk_iparams << "/"
+                    << n.crk_oparams;
+  }
+}
+
+// A session made in one layout, used and freed in the other; requests
+// queued in both layouts left in flight when the file closes.
+TEST_F(DevcryptoCompat, HostileSessionsAndQueuesAcrossLayouts) {
+  auto other = std::make_unique<devcrypto::Client>(quota_, 5000);
+  const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key, 0, {}, other.get());
+  const std::uint32_t dst = low_.reserve(64);
+  L64::CryptOp* wide = low_.place(L64::CryptOp{.ses = ses, .op = kEncrypt, .len = 32,
+      .src = low_.put(Sp80038aCbc::plain), .dst = dst, .mac = 0, .iv = low_.put(Sp80038aCbc::iv)});
+  EXPECT_EQ(ioctl64(L64::kCiocCrypt, wide, other.get()), 0);
+  EXPECT_EQ(low_.get(dst, 32), Sp80038aCbc::cipher);
+  EXPECT_EQ(ioctl64(L64::kCiocCrypt, wide), -EINVAL) << "another file's session";
+  L32::CryptOp narrow = relaid<L32, L64>(*wide);
+  for (int i = 0; i < 70; ++i) {
+    const int a = ioctl64(L64::kCiocAsyncCrypt, wide, other.get());
+    const int b = simulate_ioctl(service_, *other, L32::kCiocAsyncCrypt, low_.place(narrow), 1,
+                                 true, true).result;
+    if (i < 32) {
+      EXPECT_EQ(a, 0);
+      EXPECT_EQ(b, 0);
+    } else {
+      EXPECT_EQ(a, -EBUSY);
+      EXPECT_EQ(b, -EBUSY);
+    }
+  }
+  // A fetch of the other size: the struct of the fetcher's layout.
+  L32::CryptOp* f = low_.place(L32::CryptOp{});
+  EXPECT_EQ(simulate_ioctl(service_, *other, L32::kCiocAsyncFetch, f, 7, true, true).result, 0);
+  EXPECT_EQ(f->ses, ses);
+  std::uint32_t* id = low_.place(ses);
+  EXPECT_EQ(ioctl64(kCiocFSession, id, other.get()), 0) << "freed in the other layout";
+  EXPECT_EQ(ioctl32(kCiocFSession, id, nullptr, other.get()), -ENOENT);
+  other.reset();  // 63 requests in flight
+  EXPECT_EQ(quota_.sessions(), 0u);
+}
+
+
+// Requests a 32-bit program queues on mb, where they wait for company
+// (started), fetched by a 64-bit program, and others left waiting when the
+// file closes.
+TEST_F(DevcryptoCompat, HostileStartedRequestsAcrossLayoutsAndClose) {
+  bool mb = false;
+  for (const DriverInfo& d : framework_->drivers()) mb = mb || d.name == "mb";
+  if (!mb) GTEST_SKIP() << "no mb driver in this build or on this CPU";
+  devcrypto::Service service{*framework_, {.driver = "mb", .max_sessions = 8}};
+  auto client = std::make_unique<devcrypto::Client>(quota_, 300);
+  L32::SessionOp* sop = low_.place(
+      L32::SessionOp{.cipher = kAesCbc, .keylen = 16, .key = low_.put(Sp80038aCbc::key)});
+  ASSERT_EQ(simulate_ioctl(service, *client, L32::kCiocGSession, sop, 1, true, true).result, 0);
+  std::vector<std::uint32_t> dsts;
+  for (int i = 0; i < 40; ++i) {
+    dsts.push_back(low_.reserve(32));
+    L32::CryptOp* op = low_.place(L32::CryptOp{.ses = sop->ses,
+                                               .op = kEncrypt,
+                                               .len = 32,
+                                               .src = low_.put(Sp80038aCbc::plain),
+                                               .dst = dsts.back(),
+                                               .mac = 0,
+                                               .iv = low_.put(Sp80038aCbc::iv)});
+    ASSERT_EQ(simulate_ioctl(service, *client, L32::kCiocAsyncCrypt, op, 1, true, true).result, 0);
+  }
+  for (int i = 0; i < 20; ++i) {
+    L64::CryptOp* fetched = low_.place(L64::CryptOp{});
+    ASSERT_EQ(simulate_ioctl(service, *client, L64::kCiocAsyncFetch, fetched, 2).result, 0);
+    EXPECT_EQ(fetched->dst, std::uint64_t{dsts[static_cast<std::size_t>(i)]});
+    EXPECT_EQ(low_.get(dsts[static_cast<std::size_t>(i)], 32), Sp80038aCbc::cipher);
+  }
+  // The session freed from the 64-bit side while 20 wait, then the file closes.
+  std::uint32_t* id = low_.place(sop->ses);
+  EXPECT_EQ(simulate_ioctl(service, *client, kCiocFSession, id, 2).result, 0);
+  client.reset();
+  EXPECT_EQ(quota_.sessions(), 0u);
+}
+
+
+// CIOCASYMFEAT called with an out_size the server did not ask for (found by
+// the decoder fuzzer, tests/fuzz/findings/asymfeat-answer-longer-than-declared.bin):
+// its 4 bytes go to any out_size but 0, more than the call declared. The
+// kernel only ever declares 0 or the 4 the retry asked for (else EIO).
+TEST_F(DevcryptoCompat, HostileAsymFeatAnswersNoMoreThanDeclared) {
+  for (bool layout32 : {false, true})
+    for (std::size_t out_size : {1u, 2u, 3u}) {
+      const devcrypto::IoctlCall call{.cmd = static_cast<unsigned>(kCiocAsymFeat),
+                                      .arg = 0x1000,
+                                      .out_size = out_size,
+                                      .caller = 1,
+                                      .layout32 = layout32};
+      const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service_, client_, call);
+      if (r.kind == devcrypto::IoctlReply::Kind::done)
+        EXPECT_LE(r.out.size(), out_size) << "layout32 " << layout32;
+    }
+}
+
 }  // namespace
 }  // namespace cryptoaccel::test

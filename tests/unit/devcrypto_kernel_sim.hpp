@@ -74,6 +74,15 @@ inline SimulatedIoctl simulate_ioctl(const devcrypto::Service& service, devcrypt
         run.result = -r.error;
         return run;
       case devcrypto::IoctlReply::Kind::retry: {
+        // fuse_copy_ioctl_iovec: a compat caller's pieces must name 32-bit
+        // addresses and lengths, or the ioctl fails with EIO.
+        if (layout32)
+          for (const auto* iov : {&r.in_iov, &r.out_iov})
+            for (const auto& v : *iov)
+              if (v.base > 0xffffffffu || v.len > 0xffffffffu) {
+                run.result = -EIO;
+                return run;
+              }
         std::size_t total = 0, total_out = 0;
         for (const auto& v : r.in_iov) total += v.len;
         for (const auto& v : r.out_iov) total_out += v.len;
