@@ -251,7 +251,10 @@ IoctlReply handle_either_layout(const Service& service, Client& client, const Io
       return copy_hash(client, call);
     case kCiocAsymFeat: {
       // OCF's modular exponentiations through CIOCKEY (cryptodev-linux has none).
-      if (call.out_size == 0) return retry({}, {{call.arg, sizeof(std::uint32_t)}});
+      // Answered only into the 4 bytes the retry asked for, never more
+      // than a round declared.
+      if (call.out_size != sizeof(std::uint32_t))
+        return retry({}, {{call.arg, sizeof(std::uint32_t)}});
       Output out(sizeof(std::uint32_t));
       out.put(kFeatureModExp | kFeatureModExpCrt);
       return done(out.release());

@@ -18,6 +18,8 @@
 // alone: above kMaxData (1 MiB) the submission fails with EMSGSIZE, and so
 // does one too large for a CUSE round when the server may not reach the
 // caller's memory (client_memory.hpp).
+#include <algorithm>
+#include <limits>
 #include <type_traits>
 
 #include "protocol_rounds.hpp"
@@ -78,7 +80,11 @@ IoctlReply handle_async_crypt(Client& client, const IoctlCall& call) {
   if (plan.error != 0) return queued(client, result_of(op, plan.error));
   std::span<const std::uint8_t> in = call.in;
   std::vector<std::uint8_t> fetched;
-  if (plan.fits_one_round() && sizeof op + plan.out_size() <= kMaxRoundBytes) {
+  // The fetch may come in the other layout, whose struct is larger: what it
+  // writes must fit a round in either, or the result goes through memory.
+  constexpr std::size_t kLargerStruct =
+      std::max(sizeof(Layout32::CryptOp), sizeof(Layout64::CryptOp));
+  if (plan.fits_one_round() && kLargerStruct + plan.out_size() <= kMaxRoundBytes) {
     // Round 2 reads the inputs, unless the struct is all there is.
     if (call.in.size() == sizeof op && plan.in_size() != sizeof op) return retry(plan.in, {});
     if (call.in.size() != plan.in_size()) return fail(EINVAL);  // changed between rounds
@@ -131,6 +137,17 @@ IoctlReply handle_async_fetch(Client& client, const IoctlCall& call) {
     const int error = result->error;
     client.deliver_result(call.caller);
     return fail(error);
+  }
+  // A 64-bit program's buffers above 4 GiB are beyond a 32-bit fetcher's
+  // reach (the kernel refuses such addresses to it): the result cannot be
+  // copied out, and is over, as the module's fetch that fails to copy out.
+  if constexpr (std::is_same_v<L, Layout32>) {
+    for (const ClientIov& v : result->out_iov)
+      if (v.base > std::numeric_limits<std::uint32_t>::max() ||
+          v.len > std::numeric_limits<std::uint32_t>::max() - v.base) {
+        client.deliver_result(call.caller);
+        return fail(EFAULT);
+      }
   }
   std::vector<ClientIov> out{{call.arg, sizeof(CryptOp)}};
   out.insert(out.end(), result->out_iov.begin(), result->out_iov.end());

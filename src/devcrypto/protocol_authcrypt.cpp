@@ -111,7 +111,9 @@ Plan plan_srtp(std::uint64_t arg, const Op& op, const ServerSession& session,
   r.tag = session.has_hash() && op.tag_len == 0 ? session.digest_size() : op.tag_len;
   if (op.dst == 0 && op.auth_src == 0) return failed(EINVAL);
   if ((seal ? op.len + r.tag : op.len) == 0 || op.auth_len == 0) return failed(EINVAL);
-  const std::int64_t offset = static_cast<std::int64_t>(op.src - op.auth_src);
+  // In 64 bits: a 32-bit program's pointers must not wrap into an offset.
+  const std::int64_t offset = static_cast<std::int64_t>(std::uint64_t{op.src}) -
+                              static_cast<std::int64_t>(std::uint64_t{op.auth_src});
   if (offset < 0 || offset > static_cast<std::int64_t>(kMaxSrtpOffset)) return failed(EINVAL);
   r.offset = static_cast<std::size_t>(offset);
   // The module would run past auth_src; we refuse.

@@ -303,8 +303,8 @@ class DevcryptoRun {
           devcrypto_check_failed("deferred a request that had no memory to defer to", "");
         case devcrypto::IoctlReply::Kind::retry:
           if (round >= 3) devcrypto_check_failed("a retry after round 3", std::to_string(round));
-          if (!check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0, layout32,
-                           what == 9)) {
+          if (!check_retry(r, arg, what < 5 || what == 8 || what == 10 ? struct_size : 0,
+                           layout32)) {
             ++tally_.faults;  // the kernel answers EIO; the server hears nothing
             return;
           }
@@ -334,22 +334,15 @@ class DevcryptoRun {
   // struct_size 0: a command number chosen by the input, whose struct is unknown.
   // False: the kernel refuses the retry (EIO).
   static bool check_retry(const devcrypto::IoctlReply& r, std::uint64_t arg,
-                          std::size_t struct_size, bool layout32, bool fetch) {
+                          std::size_t struct_size, bool layout32) {
     // The kernel's fuse_copy_ioctl_iovec: a compat caller's pieces must
     // name 32-bit addresses and lengths, or the ioctl fails with EIO.
-    // CIOCASYNCFETCH of a request a 64-bit program queued asks for its
-    // 64-bit output pointers (a known finding, DevcryptoCompatHostile.
-    // FetchIn32BitOfRequestQueuedAbove4GiB): modelled as the kernel's EIO
-    // unless CRYPTOACCEL_FUZZ_STRICT is set, so that the fuzzer looks further.
-    const bool strict = strict_checks();
     if (layout32)
       for (const auto* iov : {&r.in_iov, &r.out_iov})
         for (const auto& v : *iov)
-          if (v.base > 0xffffffffu || v.len > 0xffffffffu) {
-            if (fetch && !strict) return false;
+          if (v.base > 0xffffffffu || v.len > 0xffffffffu)
             devcrypto_check_failed("a 32-bit caller's piece beyond 32 bits",
                                    std::to_string(v.base) + "+" + std::to_string(v.len));
-          }
     if (r.in_iov.size() > kMaxIoctlIov || r.out_iov.size() > kMaxIoctlIov)
       devcrypto_check_failed("more pieces than CUSE moves", std::to_string(r.in_iov.size()));
     std::size_t in = 0, out = 0;
@@ -362,12 +355,6 @@ class DevcryptoRun {
         (r.in_iov.empty() || r.in_iov[0].base != arg || r.in_iov[0].len != struct_size))
       devcrypto_check_failed("a retry that does not start with the struct", "");
     return true;
-  }
-
-  // CRYPTOACCEL_FUZZ_STRICT: the checks of known findings abort too.
-  static bool strict_checks() {
-    static const bool strict = std::getenv("CRYPTOACCEL_FUZZ_STRICT") != nullptr;
-    return strict;
   }
 
   static void check_errno(int error) {
@@ -438,9 +425,6 @@ class DevcryptoRun {
     const devcrypto::IoctlReply r = devcrypto::handle_ioctl(fuzz_service(), client, call);
     check_counts();
     if (r.kind == devcrypto::IoctlReply::Kind::error) check_errno(r.error);
-    // CIOCASYMFEAT answers its 4 bytes to any out_size but 0 (a known
-    // finding: the kernel would answer EIO; it only ever declares 0 or 4).
-    if (cmd == cryptodev::kCiocAsymFeat && !strict_checks()) return;
     if (r.kind == devcrypto::IoctlReply::Kind::done && r.out.size() > out_size)
       devcrypto_check_failed("a raw answer longer than declared", std::to_string(r.out.size()));
   }

@@ -388,14 +388,12 @@ TEST_F(DevcryptoCompat, RandomRequestsAreAnsweredAlikeInBothLayouts) {
 
 // A 64-bit program queues a request whose buffers lie above 4 GiB (where a
 // 64-bit program's heap is); a 32-bit program fetches it through the same
-// file (passed to it, or the same process through int 0x80). The module
-// answers the fetch (the output went to the submitter's pinned pages; the
-// struct's pointers are truncated). The server answers the 32-bit fetch's
-// round 1 with a retry whose out_iov holds the submitter's 64-bit
-// addresses, which the kernel refuses for a compat caller
-// (fuse_copy_ioctl_iovec: EIO); the result stays claimed by that thread,
-// so no other thread can ever fetch it, and it holds a queue slot and
-// quota bytes until the file closes.
+// file (passed to it, or the same process through int 0x80). The server
+// writes a fetched request's output through the fetch, to the addresses it
+// was submitted with, which the kernel refuses a compat caller: the fetch
+// fails with EFAULT and the request is over, as a module's fetch that
+// cannot copy out (docs/devcrypto.md). Nothing is left stranded: no thread
+// finds it again, and its queue slot is free.
 TEST_F(DevcryptoCompat, HostileFetchIn32BitOfRequestQueuedAbove4GiB) {
   const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key);
   std::vector<std::uint8_t> high_src(Sp80038aCbc::plain.begin(), Sp80038aCbc::plain.end());
@@ -413,20 +411,17 @@ TEST_F(DevcryptoCompat, HostileFetchIn32BitOfRequestQueuedAbove4GiB) {
   ASSERT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncCrypt, op, 2).result, 0);
   // The fetcher: thread 3 of a 32-bit program.
   L32::CryptOp* fetched = low_.place(L32::CryptOp{});
-  const int narrow = simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true,
-                                    /*layout32=*/true)
-                         .result;
-  EXPECT_EQ(narrow, 0) << "the module answers this fetch; the server's retry names 64-bit "
-                          "addresses, which the kernel refuses a compat caller with EIO";
-  if (narrow != 0) {
-    // The result is stranded: the submitter cannot fetch it either.
-    L64::CryptOp* wide = low_.place(L64::CryptOp{});
-    EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2).result, 0)
-        << "the result stays claimed by the 32-bit thread, which can never take it";
-    EXPECT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true, true).result,
-              0)
-        << "and that thread's every later fetch fails the same way";
-  }
+  EXPECT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true,
+                           /*layout32=*/true)
+                .result,
+            -EFAULT);
+  L64::CryptOp* wide = low_.place(L64::CryptOp{});
+  EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2).result, -EBUSY)
+      << "the request is over: none is queued";
+  EXPECT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncFetch, fetched, 3, true, true).result,
+            -EBUSY)
+      << "the 32-bit thread holds no claim on it";
+  EXPECT_EQ(high_dst, std::vector<std::uint8_t>(32)) << "nothing written";
 }
 
 // SRTP's src must lie at most 256 bytes into auth_src. A 32-bit program's
@@ -482,12 +477,13 @@ TEST_F(DevcryptoCompat, HostileSrtpSrcWrappingBelowAuthSrc) {
 
 // A request a 32-bit program queues fits a round (28-byte struct + 131,044
 // bytes of output = 128 KiB), but a 64-bit fetch of it through the same
-// file needs 20 bytes more than a round (its struct is 48 bytes), so the
-// fetch goes through the caller's memory; where the server may not reach
-// it (EMSGSIZE: another pid namespace, a non-dumpable caller), the fetch
-// fails and the result, already delivered, is lost. Fetched in 32-bit
-// layout it would have been answered; submitted in 64-bit layout it would
-// have been refused at once (EMSGSIZE at the submission, as documented).
+// file would need 20 bytes more than a round (its struct is 48 bytes). The
+// submission is judged by the larger struct: where the server may not
+// reach the caller's memory (another pid namespace, a non-dumpable caller)
+// it is refused at once with EMSGSIZE, as the same request from a 64-bit
+// program, rather than queued and lost at a fetch; where it may, the
+// output goes through the caller's memory and a fetch of either layout
+// delivers it.
 TEST_F(DevcryptoCompat, HostileAsyncFetchOfTheOtherLayoutCrossesTheRoundBound) {
   const ByteVector mac_key = hex("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
   const std::uint32_t ses = open32(kAesCbc, Sp80038aCbc::key, kSha1Hmac, mac_key);
@@ -502,9 +498,12 @@ TEST_F(DevcryptoCompat, HostileAsyncFetchOfTheOtherLayoutCrossesTheRoundBound) {
                                              .mac = low_.reserve(20),
                                              .iv = low_.put(Sp80038aCbc::iv)});
   // An unprivileged view: the server may not reach the caller's memory.
-  ASSERT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncCrypt, op, 1, false, true).result, 0);
+  EXPECT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncCrypt, op, 1, false, true).result,
+            -EMSGSIZE);
+  // The server may reach it: queued, and fetched in the other layout.
+  ASSERT_EQ(simulate_ioctl(service_, client_, L32::kCiocAsyncCrypt, op, 1, true, true).result, 0);
   L64::CryptOp* wide = low_.place(L64::CryptOp{});
-  EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2, false).result, 0)
+  EXPECT_EQ(simulate_ioctl(service_, client_, L64::kCiocAsyncFetch, wide, 2, true).result, 0)
       << "a fetch of a queued, done request";
   EXPECT_NE(low_.get(dst, 16), ByteVector(16, 0)) << "its output";
 }
@@ -704,8 +703,9 @@ TEST_F(DevcryptoCompat, HostileAsymFeatAnswersNoMoreThanDeclared) {
                                       .caller = 1,
                                       .layout32 = layout32};
       const devcrypto::IoctlReply r = devcrypto::handle_ioctl(service_, client_, call);
-      if (r.kind == devcrypto::IoctlReply::Kind::done)
+      if (r.kind == devcrypto::IoctlReply::Kind::done) {
         EXPECT_LE(r.out.size(), out_size) << "layout32 " << layout32;
+      }
     }
 }
 
