@@ -445,30 +445,23 @@ TEST_F(DevcryptoCompat, HostileSrtpSrcWrappingBelowAuthSrc) {
   ASSERT_EQ(ioctl64(L64::kCiocGSession, sop, &wide_client), 0);
   const std::uint32_t auth_src = 0xffffff80u, src = 0x40;  // src - auth_src = 0xc0 in 32 bits
   const std::uint32_t tag = low_.reserve(20), iv = low_.put(Sp80038aCbc::iv);
-  L32::CryptAuthOp* narrow = low_.place(L32::CryptAuthOp{.ses = narrow_ses,
-                                                         .op = kEncrypt,
-                                                         .flags = kFlagAeadSrtp,
-                                                         .len = 32,
-                                                         .auth_len = 256,
-                                                         .auth_src = auth_src,
-                                                         .src = src,
-                                                         .dst = src,
-                                                         .tag = tag,
-                                                         .tag_len = 10,
-                                                         .iv = iv,
-                                                         .iv_len = 16});
-  L64::CryptAuthOp* wide = low_.place(L64::CryptAuthOp{.ses = sop->ses,
-                                                       .op = kEncrypt,
-                                                       .flags = kFlagAeadSrtp,
-                                                       .len = 32,
-                                                       .auth_len = 256,
-                                                       .auth_src = auth_src,
-                                                       .src = src,
-                                                       .dst = src,
-                                                       .tag = tag,
-                                                       .tag_len = 10,
-                                                       .iv = iv,
-                                                       .iv_len = 16});
+  // The same request in either layout: one SRTP seal over auth_src.
+  const auto request = [&]<class Op>(Op, std::uint32_t ses) {
+    return low_.place(Op{.ses = ses,
+                         .op = kEncrypt,
+                         .flags = kFlagAeadSrtp,
+                         .len = 32,
+                         .auth_len = 256,
+                         .auth_src = auth_src,
+                         .src = src,
+                         .dst = src,
+                         .tag = tag,
+                         .tag_len = 10,
+                         .iv = iv,
+                         .iv_len = 16});
+  };
+  L32::CryptAuthOp* narrow = request(L32::CryptAuthOp{}, narrow_ses);
+  L64::CryptAuthOp* wide = request(L64::CryptAuthOp{}, sop->ses);
   const int b = ioctl64(L64::kCiocAuthCrypt, wide, &wide_client);
   ASSERT_EQ(b, -EINVAL) << "src below auth_src";
   EXPECT_EQ(ioctl32(L32::kCiocAuthCrypt, narrow), b)
