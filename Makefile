@@ -154,8 +154,9 @@ test-openssl-all: build
 # with Debian's cross compiler against Debian's packages for it, its unit
 # and known-answer suites run under qemu-user (a sample of
 # $(CROSS_KAT_SAMPLE) vectors per algorithm and driver), and the arm64
-# build's kernel test bed (test-arm64-guest, below). `test` runs them
-# beside its other stages; `test-cross` alone.
+# build's kernel test bed (test-arm64-guest, below), which boots beside
+# the armhf and s390x builds (its log is printed when it ends). `test`
+# runs them beside its other stages; `test-cross` alone.
 CROSS_ARCHES ?= arm64 armhf s390x
 CROSS_KAT_SAMPLE ?= 10
 test-cross:
@@ -163,14 +164,20 @@ test-cross:
 	$(MAKE) --no-print-directory cross-check
 
 cross-check:
-	@status=0; for a in $(CROSS_ARCHES); do \
+	@status=0; guest=; for a in $(CROSS_ARCHES); do \
 	  CRYPTOACCEL_KAT_SAMPLE=$(CROSS_KAT_SAMPLE) CRYPTOACCEL_CROSS_JOBS=$(JOBS) \
 	    $(TIMED) "cross $$a: build and test" tests/cross/build-and-test $$a || status=1; \
 	  if [ $$a = arm64 ]; then \
-	    $(TIMED) "cross arm64: guest" ctest --test-dir build-cross-arm64 -L '^vm$$' \
-	      --output-on-failure || status=1; \
+	    ( $(TIMED) "cross arm64: guest" ctest --test-dir build-cross-arm64 -L '^vm$$' \
+	        --output-on-failure >build-cross-arm64/guest.log 2>&1; \
+	      echo $$? >build-cross-arm64/guest.status ) & guest=$$!; \
 	  fi; \
-	done; exit $$status
+	done; \
+	if [ -n "$$guest" ]; then \
+	  wait $$guest; echo "== the arm64 guest (beside the other cross builds)"; \
+	  cat build-cross-arm64/guest.log; \
+	  [ "$$(cat build-cross-arm64/guest.status)" = 0 ] || status=1; \
+	fi; exit $$status
 
 # The arm64 kernel test bed (docs/testing.md, "An arm64 guest"): the arm64
 # cross build, then one boot of qemu-system-aarch64 with Debian's arm64
