@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <map>
 
 #include "command.hpp"
@@ -17,6 +18,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("cryptoaccel ") + CRYPTOACCEL_VERSION_STRING);
   app.require_subcommand(1);
   app.fallthrough(false);
+  std::string dpdk;
+  app.add_option("--dpdk", dpdk,
+                 "enable the dpdk driver with these DPDK EAL arguments, as CRYPTOACCEL_DPDK does "
+                 "(e.g. '--no-huge -m 256 --vdev crypto_aesni_mb0'; docs/drivers/dpdk.md)")
+      ->type_name("EAL-ARGS");
 
   std::map<const CLI::App*, cryptoaccel::tools::Action> actions;
   const auto add = [&](auto add_command) {
@@ -40,6 +46,8 @@ int main(int argc, char** argv) {
     const int status = app.exit(e);
     return status == 0 ? 0 : 2;  // usage errors exit 2, as most Linux tools do
   }
+  // Every framework of this process reads it, whichever command makes it.
+  if (!dpdk.empty()) ::setenv("CRYPTOACCEL_DPDK", dpdk.c_str(), 1);
   try {
     for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
   } catch (const cryptoaccel::Error& e) {

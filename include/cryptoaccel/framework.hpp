@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -69,6 +70,10 @@ struct FrameworkOptions {
   bool builtin_drivers = true;  // probe the drivers built into the library
   // Built-in families not to probe ("cryptodev"): `list` shows them absent.
   std::vector<std::string> excluded_families;
+  // What the configuration says for a family, by its name: "dpdk" holds
+  // the EAL arguments that enable the dpdk driver (docs/drivers/dpdk.md).
+  // A family with no entry is probed with its defaults.
+  std::map<std::string, std::string, std::less<>> family_settings;
   std::vector<std::unique_ptr<Driver>> drivers;  // extra drivers (tests, plug-ins)
   Policy policy = Policy::fastest;
   bool policy_from_environment = false;  // CRYPTOACCEL_POLICY overrides `policy`

@@ -32,7 +32,16 @@ std::string_view to_string(DriverKind kind) noexcept {
 
 Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>()) {
   auto& registry = impl_->registry;
-  if (options.builtin_drivers) detail::probe_builtin_drivers(registry, options.excluded_families);
+  if (options.builtin_drivers) {
+    auto settings = options.family_settings;
+    // CRYPTOACCEL_DPDK enables the dpdk driver in any program. EAL's
+    // arguments can load code (-d), so a set-user-ID program never reads
+    // them from its caller's environment.
+    if (!settings.contains("dpdk"))
+      if (const char* eal = secure_getenv("CRYPTOACCEL_DPDK"); eal != nullptr && *eal != '\0')
+        settings.emplace("dpdk", eal);
+    detail::probe_builtin_drivers(registry, options.excluded_families, settings);
+  }
   for (auto& driver : options.drivers) {
     if (!driver) continue;
     if (registry.find(driver->name()) != nullptr)

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -95,7 +96,9 @@ class Registry {
 };
 
 // Probes every driver family compiled into the library (builtin_drivers.def).
-// Families named in `excluded` are recorded as absent, not probed.
-void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded = {});
+// Families named in `excluded` are recorded as absent, not probed; each
+// family's probe is given its entry of `settings` (FrameworkOptions).
+void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded,
+                           const std::map<std::string, std::string, std::less<>>& settings);
 
 }  // namespace cryptoaccel::detail

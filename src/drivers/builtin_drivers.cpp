@@ -5,13 +5,14 @@
 
 namespace cryptoaccel {
 
-#define CRYPTOACCEL_DRIVER(family) DriverProbe probe_##family##_driver();
+#define CRYPTOACCEL_DRIVER(family) DriverProbe probe_##family##_driver(std::string_view);
 #include "builtin_drivers.def"
 #undef CRYPTOACCEL_DRIVER
 
 namespace detail {
 
-void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded) {
+void probe_builtin_drivers(Registry& registry, std::span<const std::string> excluded,
+                           const std::map<std::string, std::string, std::less<>>& settings) {
   struct Family {
     const char* name;
     DriverProbeFunction probe;
@@ -28,7 +29,8 @@ void probe_builtin_drivers(Registry& registry, std::span<const std::string> excl
     }
     DriverProbe found;
     try {
-      found = family.probe();
+      const auto setting = settings.find(std::string_view(family.name));
+      found = family.probe(setting == settings.end() ? std::string_view() : setting->second);
     } catch (const std::exception& e) {
       found.absent_reason = std::string("probe failed: ") + e.what();
     }

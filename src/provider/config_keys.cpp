@@ -24,7 +24,7 @@ namespace {
 constexpr std::string_view kKnownKeys[] = {
     "module",  "activate",      "policy",      "driver",   "stats",
     "profile", "offload_share", "seed_source", "direct",   "gather",
-    "async",   "async_workers", "key_storage", "identity", "soft_load"};
+    "async",   "async_workers", "key_storage", "dpdk",     "identity", "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }

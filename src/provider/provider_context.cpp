@@ -52,6 +52,7 @@ FrameworkOptions framework_options(const ProviderConfig& config) {
   options.profile_path = config.profile;
   options.profile_from_environment = config.profile_from_environment;
   options.offload_share = config.offload_share;
+  if (!config.dpdk.empty()) options.family_settings.emplace("dpdk", config.dpdk);
   return options;
 }
 
@@ -79,6 +80,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   char* async = nullptr;
   char* async_workers = nullptr;
   char* key_storage = nullptr;
+  char* dpdk = nullptr;
   OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_ptr("policy", &policy, 0),
                          OSSL_PARAM_construct_utf8_ptr("driver", &driver, 0),
                          OSSL_PARAM_construct_utf8_ptr("stats", &stats, 0),
@@ -90,6 +92,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
                          OSSL_PARAM_construct_utf8_ptr("async", &async, 0),
                          OSSL_PARAM_construct_utf8_ptr("async_workers", &async_workers, 0),
                          OSSL_PARAM_construct_utf8_ptr("key_storage", &key_storage, 0),
+                         OSSL_PARAM_construct_utf8_ptr("dpdk", &dpdk, 0),
                          OSSL_PARAM_END};
   if (get_params != nullptr) get_params(handle, params);
   if (policy != nullptr && !trim_setting(policy).empty())
@@ -116,6 +119,7 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
                             "' is not a key storage (memory, keyring)");
     config.keys_in_kernel = storage == "keyring";
   }
+  if (dpdk != nullptr) config.dpdk = std::string(trim_setting(dpdk));
   // The environment overrides the file, as for the library's tools: a
   // profile or share can be tried for one command without editing it. A
   // bad value fails the load, as a bad key does.
@@ -124,6 +128,10 @@ ProviderConfig read_settings(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH
   config.offload_share = environment.offload_share.value_or(config.offload_share);
   config.stats = environment.stats.value_or(config.stats);
   config.direct = environment.direct.value_or(config.direct);
+  // As the library reads it (framework.cpp): never from the caller of a
+  // set-user-ID program, since EAL's arguments can load code.
+  if (const char* eal = secure_getenv("CRYPTOACCEL_DPDK"); eal != nullptr && *eal != '\0')
+    config.dpdk = eal;
   if (environment.profile) {
     config.profile.clear();  // default_profile_path() reads it
     config.profile_from_environment = true;

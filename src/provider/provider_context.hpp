@@ -38,6 +38,8 @@ struct ProviderConfig {
   std::string profile;
   bool profile_from_environment = true;
   double offload_share = 0.5;
+  // `dpdk = EAL-ARGS`: the dpdk driver, enabled (docs/drivers/dpdk.md).
+  std::string dpdk;
   std::string seed_source = "best";  // what CRYPTOACCEL-SEED reads (random.hpp names)
   // `direct = yes`: what soft alone would serve goes to OpenSSL's own
   // implementation without the framework (docs/provider.md, "Speed").

@@ -17,12 +17,21 @@
 #include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
+#include "batch_cases.hpp"
 #include "test_util.hpp"
 
 namespace cryptoaccel {
 namespace {
 
+using test::AnySession;
 using test::ByteVector;
+using test::Case;
+using test::pick;
+using test::random_case;
+using test::random_key;
+using test::expect_same;
+using test::make_opens;
+using test::run;
 
 bool mb_present() {
   for (const DriverInfo& d : Framework::global().drivers())
@@ -36,139 +45,6 @@ std::vector<const Algorithm*> mb_algorithms() {
     if (d.name == "mb")
       for (const Capability& c : d.capabilities) out.push_back(&algorithm(c.algorithm));
   return out;
-}
-
-ByteVector bytes_from(std::mt19937& rng, std::size_t n) {
-  ByteVector out(n);
-  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
-  return out;
-}
-
-std::size_t pick(std::mt19937& rng, std::size_t low, std::size_t high) {
-  return std::uniform_int_distribution<std::size_t>(low, high)(rng);
-}
-
-// One request and the buffers it points to.
-struct Case {
-  Operation op = Operation::encrypt;
-  ByteVector iv, aad, in, out, tag;
-  Request request() { return {.op = op, .iv = iv, .aad = aad, .in = in, .out = out, .tag = tag}; }
-};
-
-// A random request of `a`: a length from 0 to a few KiB (whole blocks where
-// the mode needs them), its own IV, and for GCM any nonce length, a tag
-// length from 4 to 16 and some AAD.
-Case random_case(const Algorithm& a, std::mt19937& rng, Operation op) {
-  Case c;
-  c.op = op;
-  const std::size_t length = pick(rng, 0, 3000);
-  switch (a.kind) {
-    case AlgorithmKind::cipher:
-      c.in = bytes_from(rng, length / a.input_multiple * a.input_multiple);
-      c.iv = bytes_from(rng, a.iv_size);
-      c.out.resize(c.in.size());
-      break;
-    case AlgorithmKind::aead:
-      c.in = bytes_from(rng, length);
-      c.iv = bytes_from(rng, pick(rng, 0, 3) == 0 ? pick(rng, 1, 64) : 12);
-      c.aad = bytes_from(rng, pick(rng, 0, 2) == 0 ? 0 : pick(rng, 1, 100));
-      c.tag.resize(pick(rng, a.tag_sizes.min, a.tag_sizes.max));
-      c.out.resize(c.in.size());
-      break;
-    case AlgorithmKind::digest:
-    case AlgorithmKind::mac:
-      c.in = bytes_from(rng, length);
-      c.out.resize(a.output_size);
-      break;
-    case AlgorithmKind::public_key:
-      ADD_FAILURE() << "mb has no RSA";
-      break;
-  }
-  return c;
-}
-
-// A session of `a` pinned to `driver`, for the batch API.
-class AnySession {
- public:
-  AnySession(const Algorithm& a, Bytes key, const std::string& driver) {
-    const SessionOptions o{.driver = driver};
-    switch (a.kind) {
-      case AlgorithmKind::cipher:
-        cipher_.emplace(a.name, key, o);
-        break;
-      case AlgorithmKind::aead:
-        aead_.emplace(a.name, key, o);
-        break;
-      case AlgorithmKind::digest:
-        digest_.emplace(a.name, o);
-        break;
-      case AlgorithmKind::mac:
-        mac_.emplace(a.name, key, o);
-        break;
-      case AlgorithmKind::public_key:
-        ADD_FAILURE() << "mb has no RSA";
-        break;
-    }
-  }
-  Session& get() {
-    if (cipher_) return *cipher_;
-    if (aead_) return *aead_;
-    if (digest_) return *digest_;
-    return *mac_;
-  }
-
- private:
-  std::optional<CipherSession> cipher_;
-  std::optional<AeadSession> aead_;
-  std::optional<DigestSession> digest_;
-  std::optional<MacSession> mac_;
-};
-
-ByteVector random_key(const Algorithm& a, std::mt19937& rng) {
-  if (a.kind == AlgorithmKind::digest) return {};
-  // HMAC: short keys, block-sized ones and longer ones, which are hashed.
-  if (a.kind == AlgorithmKind::mac) return bytes_from(rng, pick(rng, 1, 2 * a.block_size + 10));
-  return bytes_from(rng, a.key_size.min);
-}
-
-// Runs `cases` through `session` as one batch; returns the requests.
-std::vector<Request> run(Session& session, std::vector<Case>& cases) {
-  std::vector<Request> batch;
-  for (Case& c : cases) batch.push_back(c.request());
-  session.process(batch);
-  return batch;
-}
-
-// Seals half the AEAD cases with soft first so that their opens are
-// authentic, then forges a third of those by flipping a tag bit.
-void make_opens(const Algorithm& a, Bytes key, std::vector<Case>& cases, std::mt19937& rng) {
-  AnySession soft(a, key, "soft");
-  for (Case& c : cases) {
-    if (c.op != Operation::decrypt) continue;
-    Case sealed = c;
-    sealed.op = Operation::encrypt;
-    std::vector<Case> one{sealed};
-    const auto done = run(soft.get(), one);
-    ASSERT_EQ(done[0].status, ErrorCode::ok);
-    c.in = one[0].out;
-    c.tag = one[0].tag;
-    if (pick(rng, 0, 2) == 0) c.tag[0] ^= 0x01;
-  }
-}
-
-void expect_same(const std::vector<Request>& mb, const std::vector<Request>& soft,
-                 const std::vector<Case>& mb_cases, const std::vector<Case>& soft_cases,
-                 const std::string& what) {
-  ASSERT_EQ(mb.size(), soft.size());
-  for (std::size_t i = 0; i < mb.size(); ++i) {
-    SCOPED_TRACE(what + ", request " + std::to_string(i) + " of " + std::to_string(mb.size()) +
-                 ", " + std::to_string(mb_cases[i].in.size()) + " bytes");
-    EXPECT_EQ(mb[i].status, soft[i].status);
-    EXPECT_EQ(mb_cases[i].out, soft_cases[i].out);
-    if (mb_cases[i].op == Operation::encrypt) {
-      EXPECT_EQ(mb_cases[i].tag, soft_cases[i].tag);
-    }
-  }
 }
 
 class MbBatches : public testing::TestWithParam<const Algorithm*> {};
@@ -278,15 +154,8 @@ TEST(MbGather, ManySessionsManyThreadsEveryRequestOnceAndRight) {
                             a.kind == AlgorithmKind::digest || a.kind == AlgorithmKind::mac
                                 ? Operation::digest
                                 : Operation::encrypt));
-          std::vector<Case> soft_cases = cases;
-          const auto by_mb = run(mb.get(), cases);
-          const auto by_soft = run(soft.get(), soft_cases);
-          for (std::size_t i = 0; i < n; ++i) {
-            completed.fetch_add(1);
-            if (by_mb[i].status != by_soft[i].status || cases[i].out != soft_cases[i].out ||
-                cases[i].tag != soft_cases[i].tag)
-              wrong.fetch_add(1);
-          }
+          wrong += static_cast<int>(test::count_differences(mb.get(), soft.get(), cases));
+          completed += static_cast<int>(n);
         }
       });
     }

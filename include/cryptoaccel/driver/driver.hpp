@@ -158,6 +158,9 @@ struct DriverProbe {
   std::vector<std::string> notes;
 };
 
-using DriverProbeFunction = DriverProbe (*)();
+// A family's probe. `setting` is what the configuration says for that
+// family (FrameworkOptions::family_settings: the dpdk driver's EAL
+// arguments); empty when it says nothing.
+using DriverProbeFunction = DriverProbe (*)(std::string_view setting);
 
 }  // namespace cryptoaccel

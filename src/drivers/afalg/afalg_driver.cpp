@@ -158,7 +158,7 @@ void instantiate_implementations() {
 }  // namespace
 }  // namespace afalg
 
-DriverProbe probe_afalg_driver() {
+DriverProbe probe_afalg_driver(std::string_view /*setting*/) {
   using namespace afalg;
   DriverProbe probe;
   if (const int e = probe_af_alg(); e != 0) {

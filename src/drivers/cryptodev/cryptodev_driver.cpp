@@ -102,7 +102,7 @@ class CryptodevDriver final : public Driver {
 }  // namespace
 }  // namespace cryptodev
 
-DriverProbe probe_cryptodev_driver() {
+DriverProbe probe_cryptodev_driver(std::string_view /*setting*/) {
   using namespace cryptodev;
   DriverProbe probe;
   const std::string path = device_path();

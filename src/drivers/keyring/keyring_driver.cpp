@@ -103,7 +103,7 @@ const KernelImplementation* best(const std::vector<KernelImplementation>& all,
 }  // namespace
 }  // namespace keyring
 
-DriverProbe probe_keyring_driver() {
+DriverProbe probe_keyring_driver(std::string_view /*setting*/) {
   using namespace keyring;
   DriverProbe probe;
   const KeyResult ring = process_keyring();

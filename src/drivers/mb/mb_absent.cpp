@@ -3,7 +3,7 @@
 
 namespace cryptoaccel {
 
-DriverProbe probe_mb_driver() {
+DriverProbe probe_mb_driver(std::string_view /*setting*/) {
   DriverProbe probe;
   probe.absent_reason = "built without libipsec-mb (Debian: libipsec-mb-dev, x86-64 only)";
   return probe;

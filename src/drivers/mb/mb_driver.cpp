@@ -126,7 +126,7 @@ std::chrono::microseconds deadline_from_environment(std::vector<std::string>& no
 }  // namespace
 }  // namespace mb
 
-DriverProbe probe_mb_driver() {
+DriverProbe probe_mb_driver(std::string_view /*setting*/) {
   DriverProbe probe;
   IMB_MGR* manager = nullptr;
   try {

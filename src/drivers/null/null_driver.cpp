@@ -58,7 +58,7 @@ class NullDriver final : public Driver {
 
 }  // namespace
 
-DriverProbe probe_null_driver() {
+DriverProbe probe_null_driver(std::string_view /*setting*/) {
   DriverProbe probe;
   probe.drivers.push_back(std::make_unique<NullDriver>());
   return probe;

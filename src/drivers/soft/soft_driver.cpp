@@ -9,7 +9,7 @@
 
 namespace cryptoaccel {
 
-DriverProbe probe_soft_driver() {
+DriverProbe probe_soft_driver(std::string_view /*setting*/) {
   return soft::SoftDriver::probe();
 }
 

@@ -1,0 +1,186 @@
+// Opening a device: configure, set up queue pairs, start, and give each
+// queue pair its operations and mbufs for good. Devices are never stopped
+// or closed: EAL lives as long as the process, other frameworks of the same
+// process may open the device again, and DPDK's teardown is fragile (the
+// scheduler crashes in rte_eal_cleanup() once its workers are closed).
+// With --no-huge or --in-memory nothing outlives the process.
+#include "device.hpp"
+#include "eal.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <rte_cryptodev.h>
+#include <rte_errno.h>
+
+namespace cryptoaccel::dpdk_backend {
+namespace {
+
+constexpr unsigned kMaxQueuePairs = 8;
+constexpr std::uint32_t kDescriptors = 2 * CA_DPDK_MAX_BURST;
+constexpr unsigned kSessionsPerDevice = 4096;
+
+std::mutex open_mutex;
+Device devices[RTE_CRYPTO_MAX_DEVS];
+
+// `why`, and what DPDK logged about it since the device began to open.
+void fail(Device& device, std::string why, bool dpdk_said = true) {
+  if (const std::string logged = last_dpdk_log_line(); dpdk_said && !logged.empty())
+    why += " (DPDK: " + logged + ")";
+  device.failed = true;
+  device.description.usable = 0;
+  std::snprintf(device.description.unusable, sizeof device.description.unusable, "%s",
+                why.c_str());
+}
+
+int socket_of(std::uint8_t id) {
+  const int socket = rte_cryptodev_socket_id(id);
+  return socket < 0 ? SOCKET_ID_ANY : socket;
+}
+
+bool set_up_queue_pairs(Device& device, std::uint8_t id, unsigned count) {
+  for (unsigned q = 0; q < count; ++q) {
+    rte_cryptodev_qp_conf conf{};
+    conf.nb_descriptors = kDescriptors;
+    conf.mp_session = device.sessions;
+    if (rte_cryptodev_queue_pair_setup(id, static_cast<std::uint16_t>(q), &conf, socket_of(id)) <
+        0) {
+      fail(device, "queue pair " + std::to_string(q) + " could not be set up");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool give_operations(Device& device, std::uint8_t id, unsigned count) {
+  for (unsigned q = 0; q < count; ++q) {
+    auto pair = std::make_unique<QueuePair>();
+    pair->device = id;
+    pair->id = static_cast<std::uint16_t>(q);
+    if (rte_crypto_op_bulk_alloc(device.operations, RTE_CRYPTO_OP_TYPE_SYMMETRIC, pair->ops,
+                                 CA_DPDK_MAX_BURST) != CA_DPDK_MAX_BURST ||
+        rte_pktmbuf_alloc_bulk(device.buffers, pair->source, CA_DPDK_MAX_BURST) != 0 ||
+        (device.description.by_reference &&
+         rte_pktmbuf_alloc_bulk(device.buffers, pair->destination, CA_DPDK_MAX_BURST) != 0)) {
+      fail(device, "out of DPDK memory for the queue pairs' operations (EAL's -m too small?)");
+      return false;
+    }
+    device.free_pairs.push_back(pair.get());
+    device.queue_pairs.push_back(std::move(pair));
+  }
+  return true;
+}
+
+// The scheduler configures and starts its workers itself: a worker opened
+// on its own as well would be configured twice and fail the scheduler. The
+// scheduler's PMD is a plugin EAL loaded privately, so its function is
+// looked up there.
+void mark_scheduler_workers() {
+  void* scheduler = dlopen("librte_crypto_scheduler.so.23", RTLD_NOW | RTLD_NOLOAD);
+  if (scheduler == nullptr) return;
+  using WorkersGet = int (*)(std::uint8_t, std::uint8_t*);
+  auto* workers_get =
+      reinterpret_cast<WorkersGet>(dlsym(scheduler, "rte_cryptodev_scheduler_workers_get"));
+  for (std::uint8_t id = 0; workers_get != nullptr && id < RTE_CRYPTO_MAX_DEVS; ++id) {
+    if (!rte_cryptodev_is_valid_dev(id)) continue;
+    rte_cryptodev_info info{};
+    rte_cryptodev_info_get(id, &info);
+    if (info.driver_name == nullptr || std::strcmp(info.driver_name, "crypto_scheduler") != 0)
+      continue;
+    std::uint8_t workers[RTE_CRYPTO_MAX_DEVS];
+    const int count = workers_get(id, workers);
+    for (int w = 0; w < count; ++w) devices[workers[w]].worker_of = id;
+  }
+  dlclose(scheduler);
+}
+
+void open(Device& device, std::uint8_t id) {
+  forget_dpdk_log();
+  ca_dpdk_device& d = device.description;
+  d.usable = 1;
+  std::snprintf(d.name, sizeof d.name, "%s", rte_cryptodev_name_get(id));
+  rte_cryptodev_info info{};
+  rte_cryptodev_info_get(id, &info);
+  std::snprintf(d.driver, sizeof d.driver, "%s", info.driver_name ? info.driver_name : "?");
+  if (device.worker_of >= 0) {
+    fail(device, std::string("a worker of the scheduler ") +
+                     rte_cryptodev_name_get(static_cast<std::uint8_t>(device.worker_of)) +
+                     ", which serves its requests",
+         false);
+    return;
+  }
+  device.features = info.feature_flags;
+  d.hardware = (info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED) != 0;
+  // A device that reads memory with the CPU can be handed the caller's
+  // buffers; one that DMAs needs memory DPDK knows the IOVA of.
+  d.by_reference = !d.hardware;
+  d.max_request = d.by_reference ? kReferenceMaxRequest : kCopyMaxRequest;
+  if ((info.feature_flags & RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO) == 0) {
+    fail(device, "no symmetric cryptography");
+    return;
+  }
+  const unsigned pairs = std::min(info.max_nb_queue_pairs, kMaxQueuePairs);
+  if (pairs == 0) {
+    fail(device, "no queue pair");
+    return;
+  }
+  d.queue_pairs = pairs;
+
+  const std::string suffix = std::to_string(id);
+  const unsigned session_size = rte_cryptodev_sym_get_private_session_size(id);
+  device.sessions = rte_cryptodev_sym_session_pool_create(
+      ("ca_sess" + suffix).c_str(), kSessionsPerDevice, session_size, 0, 0, socket_of(id));
+  device.operations =
+      rte_crypto_op_pool_create(("ca_ops" + suffix).c_str(), RTE_CRYPTO_OP_TYPE_SYMMETRIC,
+                                pairs * CA_DPDK_MAX_BURST, 0, kPrivateSize, socket_of(id));
+  const std::uint16_t room =
+      d.by_reference ? 0 : RTE_PKTMBUF_HEADROOM + kCopyMaxRequest + kDigestSpace;
+  device.buffers = rte_pktmbuf_pool_create(("ca_buf" + suffix).c_str(),
+                                           pairs * CA_DPDK_MAX_BURST * 2, 0, 0, room,
+                                           socket_of(id));
+  if (device.sessions == nullptr || device.operations == nullptr || device.buffers == nullptr) {
+    fail(device, std::string("cannot create its pools: ") + rte_strerror(rte_errno) +
+                     " (EAL's -m too small?)");
+    return;
+  }
+
+  rte_cryptodev_config config{};
+  config.socket_id = socket_of(id);
+  config.nb_queue_pairs = static_cast<std::uint16_t>(pairs);
+  config.ff_disable = RTE_CRYPTODEV_FF_ASYMMETRIC_CRYPTO | RTE_CRYPTODEV_FF_SECURITY;
+  if (rte_cryptodev_configure(id, &config) < 0) {
+    fail(device, "rte_cryptodev_configure failed");
+    return;
+  }
+  if (!set_up_queue_pairs(device, id, pairs)) return;
+  if (rte_cryptodev_start(id) < 0) {
+    fail(device, "rte_cryptodev_start failed");
+    return;
+  }
+  give_operations(device, id, pairs);
+}
+
+}  // namespace
+
+Device* open_device(int id) {
+  if (id < 0 || id >= RTE_CRYPTO_MAX_DEVS || !rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id)))
+    return nullptr;
+  Device& device = devices[id];
+  const std::lock_guard lock(open_mutex);
+  static bool workers_marked = false;
+  if (!workers_marked) {
+    workers_marked = true;
+    mark_scheduler_workers();
+  }
+  if (!device.opened) {
+    device.opened = true;
+    open(device, static_cast<std::uint8_t>(id));
+  }
+  return &device;
+}
+
+}  // namespace cryptoaccel::dpdk_backend

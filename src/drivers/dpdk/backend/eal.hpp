@@ -1,0 +1,20 @@
+// The EAL, started once per process (eal.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace cryptoaccel::dpdk_backend {
+
+// ca_dpdk_backend::start.
+int start_eal(int argc, char** argv, char* message, std::size_t message_size);
+
+// The last line DPDK logged (its log is kept, not printed).
+std::string last_dpdk_log_line();
+void forget_dpdk_log();
+
+// Did this process start (or share) the EAL? False in a child after fork():
+// DPDK's threads and devices stay with the parent.
+bool eal_usable_here() noexcept;
+
+}  // namespace cryptoaccel::dpdk_backend

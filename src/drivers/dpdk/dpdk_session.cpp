@@ -1,0 +1,201 @@
+// A session of the dpdk driver. DPDK fixes a session's direction and its
+// IV, digest and AAD lengths, so one cryptoaccel session keeps a DPDK
+// session per shape it met (TLS meets one or two). A batch runs on a queue
+// pair taken for the batch alone, as bursts of up to CA_DPDK_MAX_BURST.
+#include "dpdk_session.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "algorithm_map.hpp"
+
+namespace cryptoaccel::dpdk {
+namespace {
+
+// How long a burst may take before its queue pair is given up: a device
+// that computes in the caller's thread is done in microseconds, one
+// behind DMA in milliseconds; a stuck one must not hold a thread forever.
+constexpr std::uint64_t kBurstDeadlineNs = 2'000'000'000;
+
+int direction_of(Operation op) {
+  switch (op) {
+    case Operation::encrypt:
+      return CA_DPDK_ENCRYPT;
+    case Operation::decrypt:
+      return CA_DPDK_DECRYPT;
+    default:
+      return CA_DPDK_DIGEST;
+  }
+}
+
+ErrorCode status_of(int status) {
+  switch (status) {
+    case CA_DPDK_OK:
+      return ErrorCode::ok;
+    case CA_DPDK_AUTH_FAILED:
+      return ErrorCode::authentication_failed;
+    default:
+      return ErrorCode::driver_failure;
+  }
+}
+
+}  // namespace
+
+DpdkSession::DpdkSession(const ca_dpdk_backend& backend, int device, const Algorithm& algorithm,
+                         int backend_algorithm, const ca_dpdk_capability& offered,
+                         std::span<const std::uint8_t> key)
+    : backend_(backend),
+      device_(device),
+      algorithm_(algorithm),
+      backend_algorithm_(backend_algorithm),
+      offered_(offered),
+      key_(key) {}
+
+DpdkSession::~DpdkSession() {
+  for (const Shape& shape : shapes_) backend_.session_free(device_, shape.handle);
+}
+
+bool DpdkSession::in_range(const ca_dpdk_range& range, std::size_t n) {
+  if (n < range.min || n > range.max) return false;
+  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
+}
+
+void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
+  const bool aead = algorithm_.kind == AlgorithmKind::aead;
+  const bool hashes = algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
+  const Shape wanted{.direction = direction_of(r.op),
+                     .iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size()),
+                     .digest_length = static_cast<std::uint32_t>(
+                         aead ? r.tag.size() : hashes ? r.out.size() : 0),
+                     .aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0)};
+  for (const Shape& shape : shapes_)
+    if (shape.direction == wanted.direction && shape.iv_length == wanted.iv_length &&
+        shape.digest_length == wanted.digest_length && shape.aad_length == wanted.aad_length)
+      return shape.handle;
+  // A length the device does not take is declined: the request goes to
+  // the next driver.
+  if ((aead && !in_range(offered_.aad, wanted.aad_length)) ||
+      ((aead || hashes) && !in_range(offered_.digest, wanted.digest_length))) {
+    why = ErrorCode::unsupported;
+    return nullptr;
+  }
+  const ca_dpdk_session_params params{.algorithm = backend_algorithm_,
+                                      .direction = wanted.direction,
+                                      .key = key_.span().data(),
+                                      .key_length = static_cast<std::uint32_t>(key_.size()),
+                                      .iv_length = wanted.iv_length,
+                                      .digest_length = wanted.digest_length,
+                                      .aad_length = wanted.aad_length};
+  char message[160] = {};
+  void* handle = backend_.session_create(device_, &params, message, sizeof message);
+  if (handle == nullptr) {
+    why = ErrorCode::driver_failure;
+    return nullptr;
+  }
+  // A long-lived session that meets many AAD lengths keeps the few
+  // newest shapes.
+  constexpr std::size_t kMaxShapes = 8;
+  if (shapes_.size() == kMaxShapes) {
+    backend_.session_free(device_, shapes_.front().handle);
+    shapes_.erase(shapes_.begin());
+  }
+  Shape made = wanted;
+  made.handle = handle;
+  shapes_.push_back(made);
+  return handle;
+}
+
+bool DpdkSession::plain_digest(void* pair, void* session, std::span<const std::uint8_t> in,
+                               std::span<std::uint8_t> out) {
+  ca_dpdk_job job{.session = session,
+                  .in = in.data(),
+                  .digest = out.data(),
+                  .length = static_cast<std::uint32_t>(in.size()),
+                  .status = CA_DPDK_FAILED};
+  return backend_.run(pair, &job, 1, kBurstDeadlineNs) == 1 && job.status == CA_DPDK_OK;
+}
+
+// libipsec-mb (the aesni_mb PMD) takes no empty message to MAC: it reports
+// success with a wrong MAC and spoils the DPDK session for every request
+// after it. An empty message's MAC is one constant per key,
+// H((K ^ opad) || H(K ^ ipad)), made once here from two plain hashes on
+// the same device; a device without the plain digest declines it.
+ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out) {
+  const std::size_t block = algorithm_.block_size, size = algorithm_.output_size;
+  if (empty_message_mac_.empty()) {
+    const auto plain = plain_digest_of(backend_algorithm_);
+    ca_dpdk_capability offered{};
+    if (plain) backend_.capability(device_, *plain, &offered);
+    if (!offered.supported || !in_range(offered.digest, size)) return ErrorCode::unsupported;
+    const ca_dpdk_session_params params{.algorithm = *plain,
+                                        .direction = CA_DPDK_DIGEST,
+                                        .digest_length = static_cast<std::uint32_t>(size)};
+    char message[160] = {};
+    void* session = backend_.session_create(device_, &params, message, sizeof message);
+    if (session == nullptr) return ErrorCode::driver_failure;
+    std::vector<std::uint8_t> padded(block, 0), pad(block + size, 0), mac(size);
+    bool ok = true;
+    if (key_.size() > block)
+      ok = plain_digest(pair, session, key_.span(), {padded.data(), size});
+    else
+      std::copy_n(key_.data(), key_.size(), padded.begin());
+    for (std::size_t i = 0; i < block; ++i) pad[i] = padded[i] ^ 0x36;
+    ok = ok && plain_digest(pair, session, {pad.data(), block}, {pad.data() + block, size});
+    for (std::size_t i = 0; i < block; ++i) pad[i] = padded[i] ^ 0x5c;
+    ok = ok && plain_digest(pair, session, pad, mac);
+    backend_.session_free(device_, session);
+    if (ok) empty_message_mac_.assign(mac);
+    secure_wipe(padded.data(), padded.size());
+    secure_wipe(pad.data(), pad.size());
+    if (!ok) return ErrorCode::driver_failure;
+  }
+  if (out.size() > empty_message_mac_.size()) return ErrorCode::unsupported;
+  std::copy_n(empty_message_mac_.data(), out.size(), out.begin());
+  return ErrorCode::ok;
+}
+
+std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
+  void* pair = backend_.queue_pair_acquire(device_);
+  if (pair == nullptr) {
+    for (Request& r : batch) r.status = ErrorCode::driver_failure;
+    return batch.size();
+  }
+  std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
+  std::array<Request*, CA_DPDK_MAX_BURST> owners;
+  std::size_t next = 0;
+  while (next < batch.size()) {
+    std::size_t count = 0;
+    for (; next < batch.size() && count < jobs.size(); ++next) {
+      Request& r = batch[next];
+      r.status = ErrorCode::ok;
+      if (algorithm_.kind == AlgorithmKind::mac && r.in.empty()) {
+        r.status = empty_message_mac(pair, r.out);
+        continue;
+      }
+      ErrorCode why = ErrorCode::ok;
+      void* session = session_for(r, why);
+      if (session == nullptr) {
+        r.status = why;
+        continue;
+      }
+      const bool hashes = r.op == Operation::digest;
+      jobs[count] = ca_dpdk_job{.session = session,
+                                .iv = r.iv.data(),
+                                .aad = r.aad.data(),
+                                .in = r.in.data(),
+                                .out = hashes ? nullptr : r.out.data(),
+                                .digest = hashes ? r.out.data() : r.tag.data(),
+                                .length = static_cast<std::uint32_t>(r.in.size()),
+                                .status = CA_DPDK_FAILED};
+      owners[count++] = &r;
+    }
+    if (count == 0) continue;
+    backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
+    for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+  }
+  backend_.queue_pair_release(pair);
+  return batch.size();
+}
+
+}  // namespace cryptoaccel::dpdk

@@ -1,0 +1,51 @@
+// A session of the dpdk driver (dpdk_session.cpp).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backend_abi.h"
+#include "cryptoaccel/driver/driver.hpp"
+
+namespace cryptoaccel::dpdk {
+
+class DpdkSession final : public DriverSession {
+ public:
+  DpdkSession(const ca_dpdk_backend& backend, int device, const Algorithm& algorithm,
+              int backend_algorithm, const ca_dpdk_capability& offered,
+              std::span<const std::uint8_t> key);
+  ~DpdkSession() override;
+  DpdkSession(const DpdkSession&) = delete;
+  DpdkSession& operator=(const DpdkSession&) = delete;
+
+  std::size_t process(std::span<Request> batch) noexcept override;
+
+ private:
+  struct Shape {
+    int direction = 0;
+    std::uint32_t iv_length = 0, digest_length = 0, aad_length = 0;
+    void* handle = nullptr;
+  };
+
+  static bool in_range(const ca_dpdk_range& range, std::size_t n);
+  // The DPDK session for `r`'s shape, made on first use; null with `why`
+  // set when there is none.
+  void* session_for(const Request& r, ErrorCode& why);
+  // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
+  ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
+  // One plain digest of `in` on `pair` with `session`.
+  bool plain_digest(void* pair, void* session, std::span<const std::uint8_t> in,
+                    std::span<std::uint8_t> out);
+
+  const ca_dpdk_backend& backend_;
+  int device_;
+  const Algorithm& algorithm_;
+  int backend_algorithm_;
+  ca_dpdk_capability offered_;
+  SecretBytes key_;  // DPDK sessions are made lazily, per shape
+  std::vector<Shape> shapes_;
+  SecretBytes empty_message_mac_;  // made on first need
+};
+
+}  // namespace cryptoaccel::dpdk

@@ -1,0 +1,225 @@
+// The dpdk driver over DPDK's software devices (crypto_aesni_mb,
+// crypto_openssl, and the scheduler over two aesni_mb workers), which need
+// no hardware, no hugepages and no privilege: the instances and what they
+// say about devices that gave none; every algorithm they claim against
+// soft, batch by batch; many threads sharing keys and queue pairs; the
+// limits of one operation; an empty message to hash; and a child after
+// fork(). Known answers over these devices are the KAT suite's (ctest:
+// kat.dpdk); how the driver is enabled, dpdk_config_test.cpp's.
+//
+// CRYPTOACCEL_DPDK gives Framework::global() its devices: the build's
+// CRYPTOACCEL_TEST_DPDK_ARGUMENTS where the environment has none.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <ostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch_cases.hpp"
+#include "cryptoaccel/cryptoaccel.hpp"
+#include "test_util.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+using test::AnySession;
+using test::ByteVector;
+using test::Case;
+using test::pick;
+
+// Before main(): the parameterised suites list the devices' algorithms
+// when gtest starts.
+[[maybe_unused]] const int kDevicesGiven = setenv("CRYPTOACCEL_DPDK", CRYPTOACCEL_TEST_DPDK_ARGUMENTS, 0);
+
+// Every algorithm every device claims, in batches of one, of a partial
+// burst, of a whole one and of more than one, against soft.
+struct DeviceAlgorithm {
+  std::string driver;
+  const Algorithm* algorithm;
+  Capability claimed;
+  friend void PrintTo(const DeviceAlgorithm& p, std::ostream* out) {
+    *out << p.algorithm->name << " on " << p.driver;
+  }
+};
+
+std::vector<DeviceAlgorithm> device_algorithms() {
+  std::vector<DeviceAlgorithm> out;
+  for (const DriverInfo& d : Framework::global().drivers())
+    if (d.name.starts_with("dpdk:"))
+      for (const Capability& c : d.capabilities) out.push_back({d.name, &algorithm(c.algorithm), c});
+  return out;
+}
+
+class DpdkBatches : public testing::TestWithParam<DeviceAlgorithm> {};
+
+TEST_P(DpdkBatches, MatchSoftRequestByRequest) {
+  const DeviceAlgorithm& p = GetParam();
+  const Algorithm& a = *p.algorithm;
+  std::mt19937 rng(static_cast<unsigned>(a.id) * 7919 + 3);
+  for (const std::size_t n : {1, 3, 32, 64, 65, 130}) {
+    const ByteVector key = test::random_key(a, rng);
+    if (!p.claimed.key_sizes.contains(key.size())) continue;
+    std::vector<Case> cases;
+    const bool digest = a.kind == AlgorithmKind::digest || a.kind == AlgorithmKind::mac;
+    for (std::size_t i = 0; i < n; ++i)
+      cases.push_back(test::random_case(
+          a, rng,
+          digest ? Operation::digest
+                 : (pick(rng, 0, 1) != 0 ? Operation::decrypt : Operation::encrypt),
+          &p.claimed));
+    if (a.kind == AlgorithmKind::aead) test::make_opens(a, key, cases, rng);
+    std::vector<Case> soft_cases = cases;
+    AnySession device(a, key, p.driver), soft(a, key, "soft");
+    const auto by_device = test::run(device.get(), cases);
+    const auto by_soft = test::run(soft.get(), soft_cases);
+    test::expect_same(by_device, by_soft, cases, soft_cases,
+                      p.driver + " " + std::string(a.name) + " batch of " + std::to_string(n));
+    EXPECT_EQ(device.get().last_driver(), p.driver);
+  }
+}
+
+std::string device_algorithm_name(const testing::TestParamInfo<DeviceAlgorithm>& info) {
+  std::string name = info.param.driver.substr(5) + "_" + std::string(info.param.algorithm->name);
+  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, DpdkBatches, testing::ValuesIn(device_algorithms()),
+                         device_algorithm_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DpdkBatches);
+
+// More threads than a device has queue pairs (8), sharing keys: each batch
+// waits for a free pair, and every byte still matches soft.
+TEST(DpdkThreads, MoreThreadsThanQueuePairsSharingKeysEveryByteRight) {
+  constexpr int kThreads = 12, kRounds = test::kUnderThreadSanitizer ? 20 : 120;
+  for (const char* driver : {"dpdk:crypto_aesni_mb0", "dpdk:crypto_scheduler0"}) {
+    for (const char* name : {"aes-128-gcm", "aes-256-cbc", "hmac-sha256"}) {
+      SCOPED_TRACE(std::string(driver) + " " + name);
+      const Algorithm& a = algorithm_or_throw(name);
+      std::mt19937 key_rng(11);
+      const ByteVector keys[] = {test::random_key(a, key_rng), test::random_key(a, key_rng),
+                                 test::random_key(a, key_rng)};
+      std::atomic<int> wrong{0}, completed{0};
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+          std::mt19937 rng(static_cast<unsigned>(t) + 200);
+          const ByteVector& key = keys[t % 3];
+          AnySession device(a, key, driver), soft(a, key, "soft");
+          for (int round = 0; round < kRounds; ++round) {
+            std::vector<Case> cases;
+            const std::size_t n = pick(rng, 1, 40);
+            for (std::size_t i = 0; i < n; ++i)
+              cases.push_back(test::random_case(
+                  a, rng, a.kind == AlgorithmKind::mac ? Operation::digest : Operation::encrypt,
+                  nullptr));
+            // One shape per thread, as a connection has (a new shape is a
+            // new DPDK session, which takes crypto_aesni_mb most of a
+            // millisecond to make): a 12-byte nonce, a whole tag, and no
+            // AAD or TLS 1.2's 13 bytes.
+            for (Case& c : cases)
+              if (a.kind == AlgorithmKind::aead) {
+                c.iv.resize(12);
+                c.aad.resize(t % 2 != 0 ? 13 : 0);
+                c.tag.resize(16);
+              }
+            wrong += static_cast<int>(test::count_differences(device.get(), soft.get(), cases));
+            completed += static_cast<int>(n);
+          }
+        });
+      for (auto& th : threads) th.join();
+      EXPECT_EQ(wrong.load(), 0);
+      EXPECT_GE(completed.load(), kThreads * kRounds);
+    }
+  }
+}
+
+// An operation's lengths are 16-bit in DPDK's mbufs: the driver claims up
+// to 64 KiB less a block, serves that right, and leaves a larger request
+// to another driver (or fails it where pinned).
+TEST(DpdkLimits, RequestsLongerThanAnOperationTakesGoElsewhere) {
+  const ByteVector key = test::random_bytes(16), iv = test::random_bytes(16);
+  for (const std::size_t n : {std::size_t{65472}, std::size_t{65536}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(n);
+    const ByteVector in = test::random_bytes(n);
+    CipherSession device("aes-128-cbc", key, {.driver = "dpdk:crypto_aesni_mb0"}),
+        soft("aes-128-cbc", key, {.driver = "soft"});
+    if (n <= 65472) {
+      EXPECT_EQ(device.encrypt(iv, in), soft.encrypt(iv, in));
+    } else {
+      EXPECT_THROW(device.encrypt(iv, in), Unsupported);
+      CipherSession automatic("aes-128-cbc", key);
+      EXPECT_EQ(automatic.encrypt(iv, in), soft.encrypt(iv, in));
+    }
+  }
+}
+
+// libipsec-mb takes no empty message to MAC: it reports success with a
+// wrong MAC and spoils its session for every request after it. The driver
+// makes an empty message's MAC itself from two plain hashes on the device,
+// and the requests around it stay right.
+TEST(DpdkEmpty, AnEmptyMessageIsMacedRightAndSpoilsNothing) {
+  std::mt19937 rng(3);
+  const ByteVector key = test::bytes_from(rng, 119);
+  const std::vector<std::size_t> lengths = {0, 2235, 287, 0, 1204, 64, 1};
+  for (const char* driver : {"dpdk:crypto_aesni_mb0", "dpdk:crypto_scheduler0"}) {
+    SCOPED_TRACE(driver);
+    MacSession device("hmac-sha256", key, {.driver = driver}),
+        soft("hmac-sha256", key, {.driver = "soft"});
+    std::vector<ByteVector> in, out, expected;
+    for (std::size_t n : lengths) {
+      in.push_back(test::bytes_from(rng, n));
+      out.emplace_back(32);
+      expected.push_back(soft.digest(in.back()));
+    }
+    std::vector<Request> batch;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      batch.push_back({.op = Operation::digest, .in = in[i], .out = out[i]});
+    device.process(batch);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      SCOPED_TRACE(lengths[i]);
+      EXPECT_EQ(batch[i].status, ErrorCode::ok);
+      EXPECT_EQ(out[i], expected[i]);
+    }
+  }
+}
+
+// DPDK's threads and devices stay with the parent: in a child, a session
+// pinned to a device fails cleanly, and an automatic one is served
+// elsewhere, with the right bytes.
+TEST(DpdkFork, AChildFailsCleanlyPinnedAndIsServedElsewhereOtherwise) {
+  const ByteVector key = test::random_bytes(16), iv = test::random_bytes(16),
+                   in = test::random_bytes(1024);
+  CipherSession before("aes-128-cbc", key, {.driver = "dpdk:crypto_aesni_mb0"});
+  const ByteVector expected = before.encrypt(iv, in);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int status = 0;
+    try {
+      before.encrypt(iv, in);
+      status = 2;  // served by the parent's device: it must not be
+    } catch (const Error&) {
+    }
+    CipherSession automatic("aes-128-cbc", key);
+    if (automatic.encrypt(iv, in) != expected) status = 3;
+    _exit(status);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // The parent's device still serves.
+  EXPECT_EQ(before.encrypt(iv, in), expected);
+}
+
+}  // namespace
+}  // namespace cryptoaccel
