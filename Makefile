@@ -230,11 +230,11 @@ KAT_SAMPLE ?= 100
 # Memory errors in the project's code: every suite that runs it, less the
 # `.default-only` runs of the real programs (OpenSSL's default provider
 # alone, none of our code) and the source tree's layout checks.
-# Built: what those suites run. Not the provider's module, which no test
-# of this build loads (provider_unit_tests compiles the provider's code it
-# tests).
+# Built: what those suites run (dpdk-suites: the dpdk driver's, where it
+# is built). Not the provider's module, which no test of this build loads
+# (provider_unit_tests compiles the provider's code it tests).
 ASAN_EXCLUDE ?= (\.default-only$$|^layout\.)
-ASAN_TARGETS ?= cryptoaccel-cli unit_tests kat_tests provider_unit_tests
+ASAN_TARGETS ?= cryptoaccel-cli unit_tests kat_tests provider_unit_tests dpdk-suites
 test-asan: deps build-asan asan-tests
 build-asan: SANITIZER_OPT = -O0
 build-asan:

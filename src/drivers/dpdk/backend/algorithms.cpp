@@ -2,6 +2,7 @@
 // each, and DPDK sessions for them.
 #include "algorithms.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -54,6 +55,19 @@ void copy_message(char* message, std::size_t size, const char* text) {
 
 }  // namespace
 
+// What an operation's private area holds: an IV of at most kIvSpace bytes
+// and, where requests are copied, an AAD of at most kAadSpace.
+void fit_operation(int id, ca_dpdk_capability* out) {
+  out->iv.max = std::min<std::uint32_t>(out->iv.max, kIvSpace);
+  const Device* device = open_device(id);
+  if (device != nullptr && !device->description.by_reference)
+    out->aad.max = std::min<std::uint32_t>(out->aad.max, kAadSpace);
+  out->digest.max = std::min<std::uint32_t>(out->digest.max, kDigestSpace);
+  if (out->iv.min > out->iv.max || out->aad.min > out->aad.max ||
+      out->digest.min > out->digest.max)
+    out->supported = 0;
+}
+
 void describe_capability(int id, int algorithm, ca_dpdk_capability* out) {
   *out = {};
   const DpdkName name = dpdk_name(algorithm);
@@ -67,17 +81,17 @@ void describe_capability(int id, int algorithm, ca_dpdk_capability* out) {
       case RTE_CRYPTO_SYM_XFORM_CIPHER:
         if (c->sym.cipher.algo != name.algorithm) continue;
         *out = {1, range(c->sym.cipher.key_size), range(c->sym.cipher.iv_size), {}, {}};
-        return;
+        return fit_operation(id, out);
       case RTE_CRYPTO_SYM_XFORM_AUTH:
         if (c->sym.auth.algo != name.algorithm) continue;
         *out = {1, range(c->sym.auth.key_size), range(c->sym.auth.iv_size),
                 range(c->sym.auth.digest_size), {}};
-        return;
+        return fit_operation(id, out);
       case RTE_CRYPTO_SYM_XFORM_AEAD:
         if (c->sym.aead.algo != name.algorithm) continue;
         *out = {1, range(c->sym.aead.key_size), range(c->sym.aead.iv_size),
                 range(c->sym.aead.digest_size), range(c->sym.aead.aad_size)};
-        return;
+        return fit_operation(id, out);
       default:
         continue;
     }

@@ -14,7 +14,9 @@
 #include <cstring>
 #include <string>
 
+#include <rte_bus.h>
 #include <rte_cryptodev.h>
+#include <rte_dev.h>
 #include <rte_errno.h>
 
 namespace cryptoaccel::dpdk_backend {
@@ -114,7 +116,12 @@ void open(Device& device, std::uint8_t id) {
     return;
   }
   device.features = info.feature_flags;
-  d.hardware = (info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED) != 0;
+  // A device on a bus (PCI, a SoC's platform bus) is a device, whatever its
+  // PMD says of acceleration (virtio's says none); a virtual device is
+  // software unless its PMD says otherwise.
+  const bool virtual_device =
+      info.device != nullptr && std::strcmp(rte_bus_name(rte_dev_bus(info.device)), "vdev") == 0;
+  d.hardware = !virtual_device || (info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED) != 0;
   // A device that reads memory with the CPU can be handed the caller's
   // buffers; one that DMAs needs memory DPDK knows the IOVA of.
   d.by_reference = !d.hardware;

@@ -77,7 +77,7 @@ void fill(Device& device, QueuePair& pair, std::size_t i, const ca_dpdk_job& job
   if (by_reference) {
     if (!in_place && (device.features & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT) == 0) {
       // No out-of-place here: copy, then work in place on the output.
-      std::memcpy(job.out, job.in, job.length);
+      std::memmove(job.out, job.in, job.length);
       point_at(source, job.out, job.length);
     } else {
       point_at(source, job.in, job.length);
