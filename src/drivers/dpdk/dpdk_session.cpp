@@ -54,6 +54,7 @@ DpdkSession::DpdkSession(const ca_dpdk_backend& backend, int device, const Algor
 
 DpdkSession::~DpdkSession() {
   for (const Shape& shape : shapes_) backend_.session_free(device_, shape.handle);
+  for (void* handle : evicted_) backend_.session_free(device_, handle);
 }
 
 bool DpdkSession::in_range(const ca_dpdk_range& range, std::size_t n) {
@@ -97,7 +98,9 @@ void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
   // newest shapes.
   constexpr std::size_t kMaxShapes = 8;
   if (shapes_.size() == kMaxShapes) {
-    backend_.session_free(device_, shapes_.front().handle);
+    // A job of the burst being filled may still name it: freed after the
+    // burst (process()).
+    evicted_.push_back(shapes_.front().handle);
     shapes_.erase(shapes_.begin());
   }
   Shape made = wanted;
@@ -190,9 +193,12 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
                                 .status = CA_DPDK_FAILED};
       owners[count++] = &r;
     }
-    if (count == 0) continue;
-    backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
-    for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+    if (count != 0) {
+      backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
+      for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+    }
+    for (void* handle : evicted_) backend_.session_free(device_, handle);
+    evicted_.clear();
   }
   backend_.queue_pair_release(pair);
   return batch.size();

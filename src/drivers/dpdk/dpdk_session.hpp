@@ -45,6 +45,7 @@ class DpdkSession final : public DriverSession {
   ca_dpdk_capability offered_;
   SecretBytes key_;  // DPDK sessions are made lazily, per shape
   std::vector<Shape> shapes_;
+  std::vector<void*> evicted_;  // shapes given up, freed once no job names them
   SecretBytes empty_message_mac_;  // made on first need
 };
 
