@@ -27,11 +27,6 @@ namespace {
 constexpr int kSoftwarePriority = 50;
 constexpr int kHardwarePriority = 200;
 
-bool accepts(const ca_dpdk_range& range, std::size_t n) {
-  if (n < range.min || n > range.max) return false;
-  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
-}
-
 // The lengths of `wanted` the device accepts, as one range (the library's
 // ranges have no gaps); nothing when it accepts none.
 std::optional<SizeRange> accepted(SizeRange wanted, const ca_dpdk_range& offered) {

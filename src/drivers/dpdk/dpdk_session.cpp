@@ -57,11 +57,6 @@ DpdkSession::~DpdkSession() {
   for (void* handle : evicted_) backend_.session_free(device_, handle);
 }
 
-bool DpdkSession::in_range(const ca_dpdk_range& range, std::size_t n) {
-  if (n < range.min || n > range.max) return false;
-  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
-}
-
 void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
   const bool aead = algorithm_.kind == AlgorithmKind::aead;
   const bool hashes = algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
@@ -76,8 +71,8 @@ void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
       return shape.handle;
   // A length the device does not take is declined: the request goes to
   // the next driver.
-  if ((aead && !in_range(offered_.aad, wanted.aad_length)) ||
-      ((aead || hashes) && !in_range(offered_.digest, wanted.digest_length))) {
+  if ((aead && !accepts(offered_.aad, wanted.aad_length)) ||
+      ((aead || hashes) && !accepts(offered_.digest, wanted.digest_length))) {
     why = ErrorCode::unsupported;
     return nullptr;
   }
@@ -130,7 +125,7 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
     const auto plain = plain_digest_of(backend_algorithm_);
     ca_dpdk_capability offered{};
     if (plain) backend_.capability(device_, *plain, &offered);
-    if (!offered.supported || !in_range(offered.digest, size)) return ErrorCode::unsupported;
+    if (!offered.supported || !accepts(offered.digest, size)) return ErrorCode::unsupported;
     const ca_dpdk_session_params params{.algorithm = *plain,
                                         .direction = CA_DPDK_DIGEST,
                                         .digest_length = static_cast<std::uint32_t>(size)};

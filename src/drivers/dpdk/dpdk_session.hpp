@@ -28,7 +28,6 @@ class DpdkSession final : public DriverSession {
     void* handle = nullptr;
   };
 
-  static bool in_range(const ca_dpdk_range& range, std::size_t n);
   // The DPDK session for `r`'s shape, made on first use; null with `why`
   // set when there is none.
   void* session_for(const Request& r, ErrorCode& why);
