@@ -80,6 +80,7 @@ static void fill(struct bench *b, int i, void *session, int gcm, size_t size) {
   struct rte_crypto_op *op = b->op[i];
   struct rte_mbuf *m = b->m[i];
   op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
+  op->sess_type = RTE_CRYPTO_OP_WITH_SESSION;
   op->sym->session = session;
   op->sym->m_src = m;
   op->sym->m_dst = NULL;

@@ -67,6 +67,11 @@ std::optional<int> backend_algorithm(AlgorithmId id) {
   return std::nullopt;
 }
 
+bool accepts(const ca_dpdk_range& range, std::size_t n) {
+  if (n < range.min || n > range.max) return false;
+  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
+}
+
 std::optional<int> plain_digest_of(int hmac) {
   static_assert(CA_DPDK_HMAC_SHA512 - CA_DPDK_HMAC_MD5 == CA_DPDK_SHA512 - CA_DPDK_MD5,
                 "each HMAC sits as far from the first as its digest does");

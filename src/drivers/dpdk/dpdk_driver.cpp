@@ -27,11 +27,6 @@ namespace {
 constexpr int kSoftwarePriority = 50;
 constexpr int kHardwarePriority = 200;
 
-bool accepts(const ca_dpdk_range& range, std::size_t n) {
-  if (n < range.min || n > range.max) return false;
-  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
-}
-
 // The lengths of `wanted` the device accepts, as one range (the library's
 // ranges have no gaps); nothing when it accepts none.
 std::optional<SizeRange> accepted(SizeRange wanted, const ca_dpdk_range& offered) {
@@ -116,10 +111,22 @@ class DpdkDriver final : public Driver {
     if (hashes && !accepts(offered.digest, a.output_size)) return std::nullopt;
     // DPDK's XTS takes whole blocks: no ciphertext stealing.
     if (a.mode == CipherMode::xts) c.input_multiple = 16;
-    // Each operation is one kind, so a length the device lacks (an AAD
-    // longer than it takes) is declined to the next driver.
-    c.operations = hashes ? operation_bit(Operation::digest)
-                          : operation_bit(Operation::encrypt) | operation_bit(Operation::decrypt);
+    // Where the device may lack a length a request brings (an AAD longer
+    // than it takes; the empty message of an HMAC whose plain digest it
+    // lacks), it names its operations, so that such a request is declined
+    // to the next driver; the framework then sends requests one at a time.
+    // Elsewhere it takes every operation, and batches whole.
+    bool may_decline = false;
+    if (a.kind == AlgorithmKind::aead) may_decline = offered.aad.max < 65535;
+    if (a.kind == AlgorithmKind::mac) {
+      ca_dpdk_capability plain{};
+      if (const auto digest = plain_digest_of(*backend_algorithm(a.id)))
+        backend_.capability(id_, *digest, &plain);
+      may_decline = !plain.supported || !accepts(plain.digest, a.output_size);
+    }
+    if (may_decline)
+      c.operations = hashes ? operation_bit(Operation::digest)
+                            : operation_bit(Operation::encrypt) | operation_bit(Operation::decrypt);
     return c;
   }
 

@@ -54,11 +54,7 @@ DpdkSession::DpdkSession(const ca_dpdk_backend& backend, int device, const Algor
 
 DpdkSession::~DpdkSession() {
   for (const Shape& shape : shapes_) backend_.session_free(device_, shape.handle);
-}
-
-bool DpdkSession::in_range(const ca_dpdk_range& range, std::size_t n) {
-  if (n < range.min || n > range.max) return false;
-  return range.step == 0 ? n == range.min : (n - range.min) % range.step == 0;
+  for (void* handle : evicted_) backend_.session_free(device_, handle);
 }
 
 void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
@@ -75,8 +71,8 @@ void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
       return shape.handle;
   // A length the device does not take is declined: the request goes to
   // the next driver.
-  if ((aead && !in_range(offered_.aad, wanted.aad_length)) ||
-      ((aead || hashes) && !in_range(offered_.digest, wanted.digest_length))) {
+  if ((aead && !accepts(offered_.aad, wanted.aad_length)) ||
+      ((aead || hashes) && !accepts(offered_.digest, wanted.digest_length))) {
     why = ErrorCode::unsupported;
     return nullptr;
   }
@@ -97,7 +93,9 @@ void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
   // newest shapes.
   constexpr std::size_t kMaxShapes = 8;
   if (shapes_.size() == kMaxShapes) {
-    backend_.session_free(device_, shapes_.front().handle);
+    // A job of the burst being filled may still name it: freed after the
+    // burst (process()).
+    evicted_.push_back(shapes_.front().handle);
     shapes_.erase(shapes_.begin());
   }
   Shape made = wanted;
@@ -127,7 +125,7 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
     const auto plain = plain_digest_of(backend_algorithm_);
     ca_dpdk_capability offered{};
     if (plain) backend_.capability(device_, *plain, &offered);
-    if (!offered.supported || !in_range(offered.digest, size)) return ErrorCode::unsupported;
+    if (!offered.supported || !accepts(offered.digest, size)) return ErrorCode::unsupported;
     const ca_dpdk_session_params params{.algorithm = *plain,
                                         .direction = CA_DPDK_DIGEST,
                                         .digest_length = static_cast<std::uint32_t>(size)};
@@ -190,9 +188,12 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
                                 .status = CA_DPDK_FAILED};
       owners[count++] = &r;
     }
-    if (count == 0) continue;
-    backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
-    for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+    if (count != 0) {
+      backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
+      for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+    }
+    for (void* handle : evicted_) backend_.session_free(device_, handle);
+    evicted_.clear();
   }
   backend_.queue_pair_release(pair);
   return batch.size();

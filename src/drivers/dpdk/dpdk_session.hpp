@@ -28,7 +28,6 @@ class DpdkSession final : public DriverSession {
     void* handle = nullptr;
   };
 
-  static bool in_range(const ca_dpdk_range& range, std::size_t n);
   // The DPDK session for `r`'s shape, made on first use; null with `why`
   // set when there is none.
   void* session_for(const Request& r, ErrorCode& why);
@@ -45,6 +44,7 @@ class DpdkSession final : public DriverSession {
   ca_dpdk_capability offered_;
   SecretBytes key_;  // DPDK sessions are made lazily, per shape
   std::vector<Shape> shapes_;
+  std::vector<void*> evicted_;  // shapes given up, freed once no job names them
   SecretBytes empty_message_mac_;  // made on first need
 };
 

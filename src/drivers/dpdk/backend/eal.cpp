@@ -31,6 +31,8 @@ int outcome = -1;
 std::string first_arguments;
 std::string outcome_message;
 std::atomic<pid_t> started_in{0};
+// Set in a child of fork(): getpid() per request would be a system call.
+std::atomic<bool> forked{false};
 
 std::string joined(int argc, char** argv) {
   std::string text;
@@ -119,7 +121,10 @@ int start_eal(int argc, char** argv, char* message, std::size_t message_size) {
     first_arguments = arguments;
     // EAL cannot start twice in a process, even after a failure.
     outcome = start_once(argc, argv);
-    if (outcome == 0) started_in = getpid();
+    if (outcome == 0) {
+      started_in = getpid();
+      pthread_atfork(nullptr, nullptr, [] { forked.store(true, std::memory_order_relaxed); });
+    }
     copy_message(outcome_message, message, message_size);
     return outcome;
   }
@@ -147,8 +152,8 @@ std::string last_dpdk_log_line() {
 }
 
 bool eal_usable_here() noexcept {
-  const pid_t pid = started_in.load(std::memory_order_relaxed);
-  return pid != 0 && pid == getpid();
+  return started_in.load(std::memory_order_relaxed) != 0 &&
+         !forked.load(std::memory_order_relaxed);
 }
 
 }  // namespace cryptoaccel::dpdk_backend
