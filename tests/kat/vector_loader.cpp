@@ -1,5 +1,7 @@
 #include "vector_loader.hpp"
 
+#include "build_paths.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -470,7 +472,7 @@ fs::path vectors_root() {
 }
 
 fs::path project_vectors_root() {
-  return CRYPTOACCEL_PROJECT_VECTORS_DIR;
+  return build_paths::kProjectVectors;
 }
 
 std::vector<std::string> vector_files(AlgorithmId id) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include "build_paths.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -20,14 +21,15 @@ struct CliRun {
 };
 
 CliRun run(const std::string& args) {
-  const auto r = cryptoaccel::test::run_shell(std::string(CRYPTOACCEL_CLI) + " " + args + " 2>&1");
+  const auto r = cryptoaccel::test::run_shell(std::string(cryptoaccel::build_paths::kCli) + " " +
+                                              args + " 2>&1");
   return {r.status, r.out};
 }
 
 // The command with an environment setting, killed after 10 s (a hang fails).
 CliRun run_env(const std::string& env, const std::string& args) {
-  const auto r = cryptoaccel::test::run_shell(env + " timeout 10 " + std::string(CRYPTOACCEL_CLI) +
-                                              " " + args + " 2>&1");
+  const auto r = cryptoaccel::test::run_shell(
+      env + " timeout 10 " + std::string(cryptoaccel::build_paths::kCli) + " " + args + " 2>&1");
   return {r.status, r.out};
 }
 
@@ -69,13 +71,14 @@ TEST(Cli, ListTextSummarisesDrivers) {
 }
 
 TEST(Cli, PolicyFromTheEnvironment) {
-  const CliRun r = run("list --json | grep '\"policy\"'; CRYPTOACCEL_POLICY=offload " +
-                       std::string(CRYPTOACCEL_CLI) + " list --json | grep '\"policy\"'");
+  const CliRun r =
+      run("list --json | grep '\"policy\"'; CRYPTOACCEL_POLICY=offload " +
+          std::string(cryptoaccel::build_paths::kCli) + " list --json | grep '\"policy\"'");
   EXPECT_NE(r.out.find("offload"), std::string::npos) << r.out;
   const CliRun bad = run("list");
   EXPECT_EQ(bad.status, 0);
-  const CliRun ignored =
-      run("list; CRYPTOACCEL_POLICY=bogus " + std::string(CRYPTOACCEL_CLI) + " list");
+  const CliRun ignored = run("list; CRYPTOACCEL_POLICY=bogus " +
+                             std::string(cryptoaccel::build_paths::kCli) + " list");
   EXPECT_NE(ignored.out.find("CRYPTOACCEL_POLICY ignored"), std::string::npos) << ignored.out;
 }
 

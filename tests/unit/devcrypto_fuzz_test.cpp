@@ -14,6 +14,7 @@
 
 #include "../fuzz/devcrypto_check.hpp"
 #include "../fuzz/devcrypto_seed.hpp"
+#include "build_paths.hpp"
 
 namespace cryptoaccel {
 namespace {
@@ -76,7 +77,7 @@ TEST(DevcryptoFuzz, TheSeedCreatesUsesAndFreesSessions) {
 // any rule broken, and the run must not.
 TEST(DevcryptoFuzz, TheFindingsKeepTheProtocol) {
   std::size_t replayed = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(CRYPTOACCEL_FUZZ_FINDINGS)) {
+  for (const auto& entry : std::filesystem::directory_iterator(build_paths::kFuzzFindings)) {
     std::ifstream file(entry.path(), std::ios::binary);
     const Bytes input{std::istreambuf_iterator<char>(file), {}};
     SCOPED_TRACE(entry.path().filename().string());

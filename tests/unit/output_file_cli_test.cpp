@@ -21,13 +21,14 @@
 #include <string>
 #include <thread>
 
+#include "build_paths.hpp"
 #include "test_util.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCli = CRYPTOACCEL_CLI;
+const std::string kCli = cryptoaccel::build_paths::kCli;
 const std::string kRng = " rng -n 1K --source getrandom -o ";
 // calibrate's smallest run: one driver, algorithm, size and round.
 const std::string kCalibrate =

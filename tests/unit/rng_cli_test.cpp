@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "build_paths.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -17,7 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 cryptoaccel::test::ShellRun run(const std::string& args) {
-  return cryptoaccel::test::run_shell(std::string(CRYPTOACCEL_CLI) + " " + args + " 2>&1");
+  return cryptoaccel::test::run_shell(std::string(cryptoaccel::build_paths::kCli) + " " + args +
+                                      " 2>&1");
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -101,7 +103,8 @@ TEST_F(RngCli, RngRejectsBadCountsAndUnknownSources) {
 }
 
 TEST_F(RngCli, ListShowsTheRandomSources) {
-  const auto r = cryptoaccel::test::run_shell(std::string(CRYPTOACCEL_CLI) + " list --json");
+  const auto r =
+      cryptoaccel::test::run_shell(std::string(cryptoaccel::build_paths::kCli) + " list --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   bool getrandom = false;

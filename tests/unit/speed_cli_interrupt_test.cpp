@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "build_paths.hpp"
 #include "speed_cli_support.hpp"
 
 extern char** environ;
@@ -26,7 +27,7 @@ struct Spawned {
 
 Spawned spawn_speed(const std::vector<std::string>& args, const fs::path& out,
                     const fs::path& err) {
-  std::vector<std::string> words{CRYPTOACCEL_CLI, "speed"};
+  std::vector<std::string> words{cryptoaccel::build_paths::kCli, "speed"};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());

@@ -2,6 +2,7 @@
 // each of the tests that include it (std::regex and nlohmann::json are
 // costly to instantiate).
 #include "speed_cli_support.hpp"
+#include "build_paths.hpp"
 
 #include <regex>
 
@@ -19,7 +20,7 @@ SpeedRun speed(const std::string& args) {
   ScratchDir scratch;
   const fs::path err = scratch.path / "stderr";
   const std::string command =
-      std::string(CRYPTOACCEL_CLI) + " speed " + args + " 2>'" + err.string() + "'";
+      std::string(cryptoaccel::build_paths::kCli) + " speed " + args + " 2>'" + err.string() + "'";
   const auto run = cryptoaccel::test::run_shell(command);
   r.status = run.status;
   r.out = run.out;
