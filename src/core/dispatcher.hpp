@@ -125,6 +125,7 @@ inline bool covers(const Capability& capability, const Request& request) noexcep
   return request.in.size() <= capability.max_request &&
          (capability.operations & operation_bit(request.op)) != 0 &&
          (request.in.size() & (capability.input_multiple - 1)) == 0 &&
+         request.aad.size() <= capability.max_aad &&
          capability.iv_sizes.contains(request.iv.size()) &&
          (request.tag.empty() || capability.tag_sizes.contains(request.tag.size()));
 }
@@ -141,7 +142,7 @@ inline bool covers_every_checked(const Capability& capability, const Algorithm& 
       capability.input_multiple == 1 ||
       (a.kind == AlgorithmKind::cipher && a.input_multiple % capability.input_multiple == 0);
   return multiple_kept && capability.operations == kEveryOperation &&
-         within(a.iv_sizes, capability.iv_sizes) &&
+         capability.max_aad == kAnyLength && within(a.iv_sizes, capability.iv_sizes) &&
          (a.kind != AlgorithmKind::aead || within(a.tag_sizes, capability.tag_sizes));
 }
 

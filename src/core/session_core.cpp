@@ -280,8 +280,10 @@ ErrorCode SessionCore::run_routed(Request& request, const RegisteredDriver* avoi
       // Only a first choice is cached: whatever it covers in its size range,
       // it would be chosen for anyway. A driver that takes only some
       // operations never is: the route would not ask which. Nor is one
-      // that served in the pinned driver's stead: the pin stays first.
-      if (capability->operations == kEveryOperation && (pinned || pinned_ == nullptr) &&
+      // that served in the pinned driver's stead: the pin stays first. Nor
+      // one with an AAD limit: the cached route compares no AAD.
+      if (capability->operations == kEveryOperation && capability->max_aad == kAnyLength &&
+          (pinned || pinned_ == nullptr) &&
           std::find(first_choices.begin(), first_choices.end(), driver) != first_choices.end())
         cache_route(*driver, *session, *capability, request);
       return request.status;

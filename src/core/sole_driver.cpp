@@ -21,6 +21,7 @@ bool serves_every_request(const detail::Registry& registry, const detail::Regist
                           const Algorithm& algorithm) {
   const Capability* capability = driver.enabled[index_of(algorithm.id)];
   if (capability == nullptr || capability->input_multiple != 1 ||
+      capability->max_aad != kAnyLength ||
       !includes(capability->key_sizes, algorithm.key_size) ||
       !includes(capability->iv_sizes, algorithm.iv_sizes) ||
       !includes(capability->tag_sizes, algorithm.tag_sizes))

@@ -37,7 +37,8 @@ using test::pick;
 
 // Before main(): the parameterised suites list the devices' algorithms
 // when gtest starts.
-[[maybe_unused]] const int kDevicesGiven = setenv("CRYPTOACCEL_DPDK", CRYPTOACCEL_TEST_DPDK_ARGUMENTS, 0);
+[[maybe_unused]] const int kDevicesGiven =
+    setenv("CRYPTOACCEL_DPDK", CRYPTOACCEL_TEST_DPDK_ARGUMENTS, 0);
 
 // Every algorithm every device claims, in batches of one, of a partial
 // burst, of a whole one and of more than one, against soft.
@@ -54,7 +55,8 @@ std::vector<DeviceAlgorithm> device_algorithms() {
   std::vector<DeviceAlgorithm> out;
   for (const DriverInfo& d : Framework::global().drivers())
     if (d.name.starts_with("dpdk:"))
-      for (const Capability& c : d.capabilities) out.push_back({d.name, &algorithm(c.algorithm), c});
+      for (const Capability& c : d.capabilities)
+        out.push_back({d.name, &algorithm(c.algorithm), c});
   return out;
 }
 
@@ -88,7 +90,8 @@ TEST_P(DpdkBatches, MatchSoftRequestByRequest) {
 
 std::string device_algorithm_name(const testing::TestParamInfo<DeviceAlgorithm>& info) {
   std::string name = info.param.driver.substr(5) + "_" + std::string(info.param.algorithm->name);
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
   return name;
 }
 
@@ -159,6 +162,52 @@ TEST(DpdkLimits, RequestsLongerThanAnOperationTakesGoElsewhere) {
       CipherSession automatic("aes-128-cbc", key);
       EXPECT_EQ(automatic.encrypt(iv, in), soft.encrypt(iv, in));
     }
+  }
+}
+
+// DPDK states an AAD's length in 16 bits. A longer AAD fails a session
+// pinned to the device, and goes to another driver otherwise, also from
+// the middle of a batch.
+TEST(DpdkLimits, AnAadLongerThanTheDeviceTakesGoesElsewhere) {
+  std::mt19937 rng(5);
+  const ByteVector key = test::bytes_from(rng, 16), iv = test::bytes_from(rng, 12);
+  const ByteVector in = test::bytes_from(rng, 300);
+  AeadSession pinned("aes-128-gcm", key, {.driver = "dpdk:crypto_aesni_mb0"}),
+      preferred("aes-128-gcm", key, {.driver = "dpdk:crypto_aesni_mb0", .fall_back = true}),
+      soft("aes-128-gcm", key, {.driver = "soft"});
+  const auto sealed_by = [&](AeadSession& s, const ByteVector& aad) {
+    ByteVector out(in.size()), tag(16);
+    s.seal(iv, aad, in, out, tag);
+    out.insert(out.end(), tag.begin(), tag.end());
+    return out;
+  };
+  const ByteVector longest = test::bytes_from(rng, 65535), longer = test::bytes_from(rng, 65536);
+  EXPECT_EQ(sealed_by(pinned, longest), sealed_by(soft, longest));
+  EXPECT_THROW(sealed_by(pinned, longer), Unsupported);
+  EXPECT_EQ(sealed_by(preferred, longer), sealed_by(soft, longer));
+
+  const std::vector<std::size_t> aad_lengths = {13, 65536, 20, 100000, 0, 65535, 13};
+  std::vector<ByteVector> aads, outs, tags;
+  for (std::size_t n : aad_lengths) {
+    aads.push_back(test::bytes_from(rng, n));
+    outs.emplace_back(in.size());
+    tags.emplace_back(16);
+  }
+  std::vector<Request> batch;
+  for (std::size_t i = 0; i < aads.size(); ++i)
+    batch.push_back({.op = Operation::encrypt,
+                     .iv = iv,
+                     .aad = aads[i],
+                     .in = in,
+                     .out = outs[i],
+                     .tag = tags[i]});
+  EXPECT_EQ(preferred.process(batch), batch.size());
+  for (std::size_t i = 0; i < aads.size(); ++i) {
+    SCOPED_TRACE(aad_lengths[i]);
+    EXPECT_EQ(batch[i].status, ErrorCode::ok);
+    ByteVector got = outs[i];
+    got.insert(got.end(), tags[i].begin(), tags[i].end());
+    EXPECT_EQ(got, sealed_by(soft, aads[i]));
   }
 }
 

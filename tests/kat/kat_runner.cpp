@@ -63,6 +63,7 @@ bool within(const Capability& c, const KatVector& v) {
   if (!v.key.empty() && !c.key_sizes.contains(v.key.size())) return false;
   if (!v.iv.empty() && !c.iv_sizes.contains(v.iv.size())) return false;
   if (!v.tag.empty() && !c.tag_sizes.contains(v.tag.size())) return false;
+  if (v.aad.size() > c.max_aad) return false;
   return v.in.size() <= c.max_request && (v.in.size() & (c.input_multiple - 1)) == 0;
 }
 

@@ -28,6 +28,8 @@ std::string_view to_string(DriverKind kind) noexcept;
 // nonces only); the dispatcher routes other requests elsewhere.
 // Every Operation, as Capability::operations counts them (1 << op).
 inline constexpr std::uint8_t kEveryOperation = 0xff;
+// No limit of a length (Capability::max_aad).
+inline constexpr std::size_t kAnyLength = SIZE_MAX;
 constexpr std::uint8_t operation_bit(Operation op) noexcept {
   return static_cast<std::uint8_t>(1u << static_cast<unsigned>(op));
 }
@@ -43,6 +45,10 @@ struct Capability {
   // algorithm says so here: cryptodev-linux takes XTS only in whole blocks,
   // where OpenSSL and the kernel's xts(aes) steal ciphertext for the rest.
   std::size_t input_multiple = 1;
+  // The longest AAD of an AEAD request it takes (a DPDK device's AAD length
+  // is 16-bit); a longer one goes to another driver, and batches to it are
+  // checked request by request.
+  std::size_t max_aad = kAnyLength;
   // The operations it takes (operation_bit()s). A driver that takes only
   // some (a kernel's pkcs1pad(rsa) encrypts and decrypts, and signs with
   // no other implementation) may also decline a request of those with the

@@ -59,8 +59,8 @@ class DpdkDriver final : public Driver {
 
   std::string_view name() const noexcept override { return name_; }
   std::string description() const override {
-    return std::string("DPDK ") + device_.driver + (device_.hardware ? " (hardware)" : "") +
-           ", " + std::to_string(device_.queue_pairs) + " queue pairs" +
+    return std::string("DPDK ") + device_.driver + (device_.hardware ? " (hardware)" : "") + ", " +
+           std::to_string(device_.queue_pairs) + " queue pairs" +
            (device_.by_reference ? "" : ", requests copied to DMA memory");
   }
   DriverTraits traits() const noexcept override {
@@ -79,8 +79,8 @@ class DpdkDriver final : public Driver {
     const auto index = index_of(algorithm.id);
     if (!offered_[index].supported)
       throw Unsupported(name_ + ": " + std::string(algorithm.name) + " is not offered");
-    return std::make_unique<DpdkSession>(backend_, id_, algorithm, mapped_[index],
-                                         offered_[index], key);
+    return std::make_unique<DpdkSession>(backend_, id_, algorithm, mapped_[index], offered_[index],
+                                         key);
   }
 
  private:
@@ -111,13 +111,17 @@ class DpdkDriver final : public Driver {
     if (hashes && !accepts(offered.digest, a.output_size)) return std::nullopt;
     // DPDK's XTS takes whole blocks: no ciphertext stealing.
     if (a.mode == CipherMode::xts) c.input_multiple = 16;
-    // Where the device may lack a length a request brings (an AAD longer
-    // than it takes; the empty message of an HMAC whose plain digest it
-    // lacks), it names its operations, so that such a request is declined
-    // to the next driver; the framework then sends requests one at a time.
-    // Elsewhere it takes every operation, and batches whole.
+    // Where the device may lack a length a request brings that the
+    // capability cannot state (AAD lengths with gaps; the empty message of
+    // an HMAC whose plain digest it lacks), it names its operations, so that
+    // such a request is declined to the next driver; the framework then
+    // sends requests one at a time. Elsewhere it takes every operation, and
+    // batches whole; an AAD beyond its longest goes elsewhere (max_aad).
     bool may_decline = false;
-    if (a.kind == AlgorithmKind::aead) may_decline = offered.aad.max < 65535;
+    if (a.kind == AlgorithmKind::aead) {
+      c.max_aad = offered.aad.max;
+      may_decline = offered.aad.min != 0 || (offered.aad.step != 1 && offered.aad.max != 0);
+    }
     if (a.kind == AlgorithmKind::mac) {
       ca_dpdk_capability plain{};
       if (const auto digest = plain_digest_of(*backend_algorithm(a.id)))
@@ -182,8 +186,9 @@ DriverProbe probe_dpdk_driver(std::string_view setting) {
     probe.drivers.push_back(std::move(driver));
   }
   if (probe.drivers.empty())
-    probe.absent_reason = count == 0 ? "EAL found no crypto device (no --vdev, no bound PCI device?)"
-                                     : "no DPDK crypto device is usable (see the notes)";
+    probe.absent_reason = count == 0
+                              ? "EAL found no crypto device (no --vdev, no bound PCI device?)"
+                              : "no DPDK crypto device is usable (see the notes)";
   return probe;
 }
 
