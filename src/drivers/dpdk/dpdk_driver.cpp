@@ -50,7 +50,7 @@ class DpdkDriver final : public Driver {
       backend.capability(id, *mapped, &offered);
       if (!offered.supported) continue;
       const auto capability = capability_of(a, offered);
-      if (!capability) continue;
+      if (!capability || !takes_alone(a, *mapped, *capability)) continue;
       capabilities_.push_back(*capability);
       offered_[index_of(a.id)] = offered;
       mapped_[index_of(a.id)] = *mapped;
@@ -132,6 +132,25 @@ class DpdkDriver final : public Driver {
       c.operations = hashes ? operation_bit(Operation::digest)
                             : operation_bit(Operation::encrypt) | operation_bit(Operation::decrypt);
     return c;
+  }
+
+  // Some devices list an authentication they take only chained to a
+  // cipher (DPDK's virtio PMD and its HMAC-SHA1): a session of the
+  // algorithm alone is tried once, and a refusal means it is not offered.
+  bool takes_alone(const Algorithm& a, int mapped, const Capability& c) {
+    if (a.kind != AlgorithmKind::digest && a.kind != AlgorithmKind::mac) return true;
+    std::vector<std::uint8_t> key(a.kind == AlgorithmKind::mac ? c.key_sizes.min : 0);
+    if (a.kind == AlgorithmKind::mac && key.empty() && c.key_sizes.contains(1)) key.resize(1);
+    const ca_dpdk_session_params params{.algorithm = mapped,
+                                        .direction = CA_DPDK_DIGEST,
+                                        .key = key.data(),
+                                        .key_length = static_cast<std::uint32_t>(key.size()),
+                                        .digest_length = static_cast<std::uint32_t>(a.output_size)};
+    char message[160] = {};
+    void* session = backend_.session_create(id_, &params, message, sizeof message);
+    if (session == nullptr) return false;
+    backend_.session_free(id_, session);
+    return true;
   }
 
   const ca_dpdk_backend& backend_;
