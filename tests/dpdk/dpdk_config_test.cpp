@@ -4,10 +4,15 @@
 // devices that gave none; a later framework shares the running EAL; EAL's
 // refusal and a malformed setting are reported, not retried or started.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
 
@@ -84,8 +89,8 @@ TEST(DpdkConfig, ArgumentsEalRefusesAreReportedAndNotRetried) {
   for (const AbsentDriver& a : bad.absent())
     if (a.family == "dpdk") reason = a.reason;
   EXPECT_NE(reason.find("rte_eal_init failed"), std::string::npos) << reason;
-  const Framework good(FrameworkOptions{
-      .family_settings = {{"dpdk", "--no-huge -m 64 --vdev crypto_aesni_mb0"}}});
+  const Framework good(
+      FrameworkOptions{.family_settings = {{"dpdk", "--no-huge -m 64 --vdev crypto_aesni_mb0"}}});
   reason.clear();
   for (const AbsentDriver& a : good.absent())
     if (a.family == "dpdk") reason = a.reason;
@@ -100,6 +105,84 @@ TEST(DpdkConfig, AnUnclosedQuoteIsReportedAndStartsNothing) {
     if (a.family == "dpdk") reason = a.reason;
   EXPECT_NE(reason.find("quote open"), std::string::npos) << reason;
   EXPECT_EQ(process_maps().find("librte_eal"), std::string::npos);
+}
+
+// A thread that runs batches on `driver` until `stop`, a cancellation
+// point between batches.
+struct BatchLoop {
+  const Framework* framework;
+  const char* driver;
+  std::atomic<bool>* stop;
+};
+
+void* run_batches(void* argument) {
+  const auto& loop = *static_cast<BatchLoop*>(argument);
+  const std::vector<std::uint8_t> key(16, 7), iv(16, 9);
+  CipherSession session(
+      "aes-128-cbc", key,
+      {.framework = const_cast<Framework*>(loop.framework), .driver = loop.driver});
+  std::vector<std::vector<std::uint8_t>> buffers(16, std::vector<std::uint8_t>(1024, 1));
+  std::vector<Request> batch;
+  for (auto& b : buffers) batch.push_back({.op = Operation::encrypt, .iv = iv, .in = b, .out = b});
+  while (!loop.stop->load()) {
+    session.process(batch);
+    pthread_testcancel();
+  }
+  return nullptr;
+}
+
+// exit() while threads are inside bursts: the static destructors it runs
+// must free nothing those threads still use (the backend's devices and
+// queue pairs live until the process ends).
+TEST(DpdkExit, ExitWhileThreadsRunBatchesEndsCleanly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int round = 0; round < 6; ++round)
+    EXPECT_EXIT(
+        {
+          static const Framework framework(
+              FrameworkOptions{.family_settings = {{"dpdk", CRYPTOACCEL_TEST_DPDK_ARGUMENTS}}});
+          static std::atomic<bool> stop{false};
+          static std::vector<BatchLoop> loops;
+          for (const char* device : kDevices)
+            for (int i = 0; i < 2; ++i) loops.push_back({&framework, device, &stop});
+          for (BatchLoop& loop : loops) {
+            pthread_t thread;
+            pthread_create(&thread, nullptr, run_batches, &loop);
+            pthread_detach(thread);
+          }
+          usleep(100 * 1000);
+          std::exit(0);
+        },
+        testing::ExitedWithCode(0), "");
+}
+
+// A thread cancelled while it waits for one of the device's eight queue
+// pairs ends alone: the wait is no cancellation point, the next one of the
+// thread's own is.
+TEST(DpdkCancel, AThreadCancelledInsideABatchEndsAloneAtItsNextCancellationPoint) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const Framework framework(
+            FrameworkOptions{.family_settings = {{"dpdk", CRYPTOACCEL_TEST_DPDK_ARGUMENTS}}});
+        std::atomic<bool> stop{false};
+        std::vector<BatchLoop> loops(12, BatchLoop{&framework, "dpdk:crypto_aesni_mb0", &stop});
+        std::vector<pthread_t> threads(loops.size());
+        for (std::size_t i = 0; i < loops.size(); ++i)
+          pthread_create(&threads[i], nullptr, run_batches, &loops[i]);
+        usleep(100 * 1000);
+        for (std::size_t i = 0; i < 4; ++i) pthread_cancel(threads[i]);
+        usleep(100 * 1000);
+        stop = true;
+        int cancelled = 0;
+        for (pthread_t thread : threads) {
+          void* result = nullptr;
+          pthread_join(thread, &result);
+          cancelled += result == PTHREAD_CANCELED;
+        }
+        std::exit(cancelled == 4 ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // pair taken for the batch alone, as bursts of up to CA_DPDK_MAX_BURST.
 #include "dpdk_session.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -59,11 +61,13 @@ DpdkSession::~DpdkSession() {
 
 void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
   const bool aead = algorithm_.kind == AlgorithmKind::aead;
-  const bool hashes = algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
+  const bool hashes =
+      algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
   const Shape wanted{.direction = direction_of(r.op),
                      .iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size()),
-                     .digest_length = static_cast<std::uint32_t>(
-                         aead ? r.tag.size() : hashes ? r.out.size() : 0),
+                     .digest_length = static_cast<std::uint32_t>(aead     ? r.tag.size()
+                                                                 : hashes ? r.out.size()
+                                                                          : 0),
                      .aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0)};
   for (const Shape& shape : shapes_)
     if (shape.direction == wanted.direction && shape.iv_length == wanted.iv_length &&
@@ -153,7 +157,27 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
   return ErrorCode::ok;
 }
 
+namespace {
+
+// A thread cancelled while it waits for a queue pair would unwind through
+// process(), which is noexcept, and end the process: its cancellation waits
+// until the batch is done, as for a library call that is no cancellation
+// point.
+class CancellationDeferred {
+ public:
+  CancellationDeferred() noexcept { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &before_); }
+  ~CancellationDeferred() { pthread_setcancelstate(before_, nullptr); }
+  CancellationDeferred(const CancellationDeferred&) = delete;
+  CancellationDeferred& operator=(const CancellationDeferred&) = delete;
+
+ private:
+  int before_ = PTHREAD_CANCEL_ENABLE;
+};
+
+}  // namespace
+
 std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
+  const CancellationDeferred deferred;
   void* pair = backend_.queue_pair_acquire(device_);
   if (pair == nullptr) {
     for (Request& r : batch) r.status = ErrorCode::driver_failure;

@@ -27,7 +27,9 @@ constexpr std::uint32_t kDescriptors = 2 * CA_DPDK_MAX_BURST;
 constexpr unsigned kSessionsPerDevice = 4096;
 
 std::mutex open_mutex;
-Device devices[RTE_CRYPTO_MAX_DEVS];
+// Never freed: a thread of the application may still be inside a burst
+// while exit() runs static destructors, and DPDK's devices outlive them too.
+Device* const devices = new Device[RTE_CRYPTO_MAX_DEVS];
 
 // `why`, and what DPDK logged about it since the device began to open.
 void fail(Device& device, std::string why, bool dpdk_said = true) {
@@ -35,8 +37,7 @@ void fail(Device& device, std::string why, bool dpdk_said = true) {
     why += " (DPDK: " + logged + ")";
   device.failed = true;
   device.description.usable = 0;
-  std::snprintf(device.description.unusable, sizeof device.description.unusable, "%s",
-                why.c_str());
+  std::snprintf(device.description.unusable, sizeof device.description.unusable, "%s", why.c_str());
 }
 
 int socket_of(std::uint8_t id) {
@@ -109,9 +110,10 @@ void open(Device& device, std::uint8_t id) {
   rte_cryptodev_info_get(id, &info);
   std::snprintf(d.driver, sizeof d.driver, "%s", info.driver_name ? info.driver_name : "?");
   if (device.worker_of >= 0) {
-    fail(device, std::string("a worker of the scheduler ") +
-                     rte_cryptodev_name_get(static_cast<std::uint8_t>(device.worker_of)) +
-                     ", which serves its requests",
+    fail(device,
+         std::string("a worker of the scheduler ") +
+             rte_cryptodev_name_get(static_cast<std::uint8_t>(device.worker_of)) +
+             ", which serves its requests",
          false);
     return;
   }
@@ -146,9 +148,8 @@ void open(Device& device, std::uint8_t id) {
                                 pairs * CA_DPDK_MAX_BURST, 0, kPrivateSize, socket_of(id));
   const std::uint16_t room =
       d.by_reference ? 0 : RTE_PKTMBUF_HEADROOM + kCopyMaxRequest + kDigestSpace;
-  device.buffers = rte_pktmbuf_pool_create(("ca_buf" + suffix).c_str(),
-                                           pairs * CA_DPDK_MAX_BURST * 2, 0, 0, room,
-                                           socket_of(id));
+  device.buffers = rte_pktmbuf_pool_create(
+      ("ca_buf" + suffix).c_str(), pairs * CA_DPDK_MAX_BURST * 2, 0, 0, room, socket_of(id));
   if (device.sessions == nullptr || device.operations == nullptr || device.buffers == nullptr) {
     fail(device, std::string("cannot create its pools: ") + rte_strerror(rte_errno) +
                      " (EAL's -m too small?)");
@@ -174,7 +175,8 @@ void open(Device& device, std::uint8_t id) {
 }  // namespace
 
 Device* open_device(int id) {
-  if (id < 0 || id >= RTE_CRYPTO_MAX_DEVS || !rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id)))
+  if (id < 0 || id >= RTE_CRYPTO_MAX_DEVS ||
+      !rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id)))
     return nullptr;
   Device& device = devices[id];
   const std::lock_guard lock(open_mutex);

@@ -28,8 +28,10 @@ namespace {
 std::mutex start_mutex;
 bool attempted = false;
 int outcome = -1;
-std::string first_arguments;
-std::string outcome_message;
+// The strings live on the heap and are never freed: DPDK's own threads may
+// still log while exit() runs the library's static destructors.
+std::string& first_arguments = *new std::string;
+std::string& outcome_message = *new std::string;
 std::atomic<pid_t> started_in{0};
 // Set in a child of fork(): getpid() per request would be a system call.
 std::atomic<bool> forked{false};
@@ -52,7 +54,8 @@ void copy_message(const std::string& text, char* message, std::size_t size) {
 // crypto driver did not ask for DPDK's lines on its stderr. The last line
 // is kept for the messages of failures.
 std::mutex log_mutex;
-std::string log_line, last_log_line;
+std::string& log_line = *new std::string;
+std::string& last_log_line = *new std::string;
 
 ssize_t keep_log(void*, const char* text, std::size_t size) {
   const std::lock_guard lock(log_mutex);
@@ -152,8 +155,7 @@ std::string last_dpdk_log_line() {
 }
 
 bool eal_usable_here() noexcept {
-  return started_in.load(std::memory_order_relaxed) != 0 &&
-         !forked.load(std::memory_order_relaxed);
+  return started_in.load(std::memory_order_relaxed) != 0 && !forked.load(std::memory_order_relaxed);
 }
 
 }  // namespace cryptoaccel::dpdk_backend

@@ -28,8 +28,9 @@ std::uint64_t now_ns() {
 }
 
 rte_iova_t iova_of(const void* p) {
-  return rte_eal_iova_mode() == RTE_IOVA_VA ? static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(p))
-                                            : RTE_BAD_IOVA;
+  return rte_eal_iova_mode() == RTE_IOVA_VA
+             ? static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(p))
+             : RTE_BAD_IOVA;
 }
 
 // An mbuf that is `length` bytes of the caller's memory (by reference).
@@ -114,7 +115,8 @@ void fill(Device& device, QueuePair& pair, std::size_t i, const ca_dpdk_job& job
       sym->aead.digest.data = digest;
       sym->aead.digest.phys_addr = digest_iova;
       if (by_reference) {
-        sym->aead.aad.data = const_cast<std::uint8_t*>(job.aad != nullptr ? job.aad : zero_length_target);
+        sym->aead.aad.data =
+            const_cast<std::uint8_t*>(job.aad != nullptr ? job.aad : zero_length_target);
         sym->aead.aad.phys_addr = iova_of(sym->aead.aad.data);
       } else {
         auto* aad = rte_crypto_op_ctod_offset(op, std::uint8_t*, kAadOffset);
@@ -151,9 +153,9 @@ void finish(Device& device, QueuePair& pair, rte_crypto_op* op, ca_dpdk_job* job
   const auto* data = rte_pktmbuf_mtod(pair.source[i], const std::uint8_t*);
   if (session.type != RTE_CRYPTO_SYM_XFORM_AUTH && job.length != 0)
     std::memcpy(job.out, data, job.length);
-  const bool writes_digest = session.type == RTE_CRYPTO_SYM_XFORM_AUTH ||
-                             (session.type == RTE_CRYPTO_SYM_XFORM_AEAD &&
-                              session.direction == CA_DPDK_ENCRYPT);
+  const bool writes_digest =
+      session.type == RTE_CRYPTO_SYM_XFORM_AUTH ||
+      (session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_ENCRYPT);
   if (writes_digest) std::memcpy(job.digest, data + job.length, session.digest_length);
 }
 
@@ -184,7 +186,12 @@ void release_queue_pair(void* handle) {
     else
       device->free_pairs.push_back(pair);
   }
-  device->freed.notify_one();
+  // Every waiter learns of the last pair retiring: none would be woken
+  // again after it.
+  if (pair->retired)
+    device->freed.notify_all();
+  else
+    device->freed.notify_one();
 }
 
 std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
@@ -204,8 +211,8 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
     if (enqueued < count)
       enqueued += rte_cryptodev_enqueue_burst(pair->device, pair->id, pair->ops + enqueued,
                                               static_cast<std::uint16_t>(count - enqueued));
-    const std::uint16_t n = rte_cryptodev_dequeue_burst(
-        pair->device, pair->id, back, static_cast<std::uint16_t>(count - done));
+    const std::uint16_t n = rte_cryptodev_dequeue_burst(pair->device, pair->id, back,
+                                                        static_cast<std::uint16_t>(count - done));
     for (std::uint16_t k = 0; k < n; ++k) finish(device, *pair, back[k], jobs, count);
     done += n;
     if (n != 0) {
