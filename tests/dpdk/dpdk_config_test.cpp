@@ -83,8 +83,13 @@ TEST(DpdkConfig, ALaterFrameworkSharesTheRunningEal) {
   EXPECT_NE(find_driver(second, "dpdk:crypto_aesni_mb0"), nullptr);
 }
 
+// EAL refuses a combination of its options (and prints its usage, which
+// stays off the application's standard output).
 TEST(DpdkConfig, ArgumentsEalRefusesAreReportedAndNotRetried) {
-  const Framework bad(FrameworkOptions{.family_settings = {{"dpdk", "--no-such-eal-option"}}});
+  testing::internal::CaptureStdout();
+  const Framework bad(
+      FrameworkOptions{.family_settings = {{"dpdk", "--no-huge --in-memory -m 64"}}});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
   std::string reason;
   for (const AbsentDriver& a : bad.absent())
     if (a.family == "dpdk") reason = a.reason;
@@ -95,6 +100,33 @@ TEST(DpdkConfig, ArgumentsEalRefusesAreReportedAndNotRetried) {
   for (const AbsentDriver& a : good.absent())
     if (a.family == "dpdk") reason = a.reason;
   EXPECT_NE(reason.find("once per process"), std::string::npos) << reason;
+}
+
+// EAL prints its usage on standard output for an option it does not know
+// or a CPU list it cannot use (-h: and exits): such arguments are refused
+// before EAL sees them, and the application's output stays its own.
+TEST(DpdkConfig, UnknownOptionsAndForbiddenCpusAreRefusedBeforeEalPrintsAnything) {
+  cpu_set_t allowed;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed), 0);
+  int forbidden = 0;
+  while (forbidden < CPU_SETSIZE && CPU_ISSET(forbidden, &allowed)) ++forbidden;
+  const std::pair<std::string, std::string> cases[] = {
+      {"--no-huge -m 64 --bogus-option --vdev crypto_null0", "'--bogus-option'"},
+      {"-h", "'-h'"},
+      {"--help", "'--help'"},
+      {"--no-huge -l " + std::to_string(forbidden), "names CPU " + std::to_string(forbidden)},
+      {"--no-huge -l 0-x", "no CPU or range"}};
+  for (const auto& [setting, expected] : cases) {
+    SCOPED_TRACE(setting);
+    testing::internal::CaptureStdout();
+    const Framework framework(FrameworkOptions{.family_settings = {{"dpdk", setting}}});
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+    std::string reason;
+    for (const AbsentDriver& a : framework.absent())
+      if (a.family == "dpdk") reason = a.reason;
+    EXPECT_NE(reason.find(expected), std::string::npos) << reason;
+  }
+  EXPECT_EQ(process_maps().find("librte_eal"), std::string::npos);
 }
 
 TEST(DpdkConfig, AnUnclosedQuoteIsReportedAndStartsNothing) {

@@ -94,8 +94,22 @@ int start_once(int argc, char** argv) {
   cpu_set_t cpus;
   const bool have_cpus = pthread_getaffinity_np(pthread_self(), sizeof cpus, &cpus) == 0;
   keep_dpdk_log();
+  // EAL prints its usage with printf when it refuses its arguments (the
+  // driver refuses unknown options before, but not every combination EAL
+  // rejects), and the process's standard output is the application's: an
+  // `openssl enc` writes its ciphertext there. During the call, stdio's
+  // stdout is a sink (glibc's stdout is assignable); what another thread
+  // printed through stdio in that moment would be lost with it, a window
+  // of EAL's start only. Descriptor 1 itself is left alone.
+  FILE* const application_stdout = stdout;
+  FILE* const sink = std::fopen("/dev/null", "w");
+  if (sink != nullptr) stdout = sink;
   const int parsed = rte_eal_init(static_cast<int>(eal_argv.size() - 1), eal_argv.data());
   const int error = rte_errno;
+  if (sink != nullptr) {
+    stdout = application_stdout;
+    std::fclose(sink);
+  }
   // EAL points its log back at stderr as it starts.
   keep_dpdk_log();
   if (have_cpus) pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus);
