@@ -211,6 +211,41 @@ TEST(DpdkLimits, AnAadLongerThanTheDeviceTakesGoesElsewhere) {
   }
 }
 
+// More shapes in one batch than a session keeps (eight): the oldest are
+// evicted while jobs of the burst being filled still name them, and the
+// batch's requests of one shape share a lookup; every answer stays right.
+TEST(DpdkShapes, ABatchOfMoreShapesThanKeptIsRightThroughout) {
+  std::mt19937 rng(11);
+  const ByteVector key = test::bytes_from(rng, 16), iv = test::bytes_from(rng, 12);
+  AeadSession device("aes-128-gcm", key, {.driver = "dpdk:crypto_aesni_mb0"}),
+      soft("aes-128-gcm", key, {.driver = "soft"});
+  constexpr std::size_t kRequests = 150;
+  std::vector<ByteVector> ins, aads, outs, tags;
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    ins.push_back(test::bytes_from(rng, 64 + i));
+    aads.push_back(test::bytes_from(rng, (i / 3) % 12));  // runs of three, twelve lengths
+    outs.emplace_back(ins.back().size());
+    tags.emplace_back(16);
+  }
+  std::vector<Request> batch;
+  for (std::size_t i = 0; i < kRequests; ++i)
+    batch.push_back({.op = Operation::encrypt,
+                     .iv = iv,
+                     .aad = aads[i],
+                     .in = ins[i],
+                     .out = outs[i],
+                     .tag = tags[i]});
+  EXPECT_EQ(device.process(batch), batch.size());
+  for (std::size_t i = 0; i < kRequests; ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(batch[i].status, ErrorCode::ok);
+    ByteVector out(ins[i].size()), tag(16);
+    soft.seal(iv, aads[i], ins[i], out, tag);
+    EXPECT_EQ(outs[i], out);
+    EXPECT_EQ(tags[i], tag);
+  }
+}
+
 // libipsec-mb takes no empty message to MAC: it reports success with a
 // wrong MAC and spoils its session for every request after it. The driver
 // makes an empty message's MAC itself from two plain hashes on the device,

@@ -59,20 +59,24 @@ DpdkSession::~DpdkSession() {
   for (void* handle : evicted_) backend_.session_free(device_, handle);
 }
 
-void* DpdkSession::session_for(const Request& r, ErrorCode& why) {
+DpdkSession::Shape DpdkSession::shape_of(const Request& r) const noexcept {
   const bool aead = algorithm_.kind == AlgorithmKind::aead;
   const bool hashes =
       algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
-  const Shape wanted{.direction = direction_of(r.op),
-                     .iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size()),
-                     .digest_length = static_cast<std::uint32_t>(aead     ? r.tag.size()
-                                                                 : hashes ? r.out.size()
-                                                                          : 0),
-                     .aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0)};
+  return {.direction = direction_of(r.op),
+          .iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size()),
+          .digest_length = static_cast<std::uint32_t>(aead     ? r.tag.size()
+                                                      : hashes ? r.out.size()
+                                                               : 0),
+          .aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0)};
+}
+
+void* DpdkSession::session_for(const Shape& wanted, ErrorCode& why) {
+  const bool aead = algorithm_.kind == AlgorithmKind::aead;
+  const bool hashes =
+      algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
   for (const Shape& shape : shapes_)
-    if (shape.direction == wanted.direction && shape.iv_length == wanted.iv_length &&
-        shape.digest_length == wanted.digest_length && shape.aad_length == wanted.aad_length)
-      return shape.handle;
+    if (shape.same_lengths(wanted)) return shape.handle;
   // A length the device does not take is declined: the request goes to
   // the next driver.
   if ((aead && !accepts(offered_.aad, wanted.aad_length)) ||
@@ -185,6 +189,13 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
   }
   std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
   std::array<Request*, CA_DPDK_MAX_BURST> owners;
+  // A batch's requests mostly share one shape: its session is looked up
+  // once, not per request.
+  // The previous shape's lengths packed into two integers: compared in
+  // registers (a struct compare made GCC store two halves and load one
+  // whole, a store-forwarding stall per request).
+  std::uint64_t last_low = 0, last_high = 0;
+  void* last_session = nullptr;
   std::size_t next = 0;
   while (next < batch.size()) {
     std::size_t count = 0;
@@ -196,11 +207,20 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
         continue;
       }
       ErrorCode why = ErrorCode::ok;
-      void* session = session_for(r, why);
+      const Shape wanted = shape_of(r);
+      const std::uint64_t low =
+          std::uint64_t{static_cast<std::uint32_t>(wanted.direction)} << 32 | wanted.iv_length;
+      const std::uint64_t high = std::uint64_t{wanted.digest_length} << 32 | wanted.aad_length;
+      void* session = last_session != nullptr && low == last_low && high == last_high
+                          ? last_session
+                          : session_for(wanted, why);
       if (session == nullptr) {
         r.status = why;
         continue;
       }
+      last_low = low;
+      last_high = high;
+      last_session = session;
       const bool hashes = r.op == Operation::digest;
       jobs[count] = ca_dpdk_job{.session = session,
                                 .iv = r.iv.data(),
@@ -216,8 +236,11 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
       backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
       for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
     }
-    for (void* handle : evicted_) backend_.session_free(device_, handle);
-    evicted_.clear();
+    if (!evicted_.empty()) {
+      for (void* handle : evicted_) backend_.session_free(device_, handle);
+      evicted_.clear();
+      last_session = nullptr;  // it may have been one of them
+    }
   }
   backend_.queue_pair_release(pair);
   return batch.size();

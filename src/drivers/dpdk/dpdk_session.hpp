@@ -26,11 +26,18 @@ class DpdkSession final : public DriverSession {
     int direction = 0;
     std::uint32_t iv_length = 0, digest_length = 0, aad_length = 0;
     void* handle = nullptr;
+
+    bool same_lengths(const Shape& o) const noexcept {
+      return direction == o.direction && iv_length == o.iv_length &&
+             digest_length == o.digest_length && aad_length == o.aad_length;
+    }
   };
 
-  // The DPDK session for `r`'s shape, made on first use; null with `why`
-  // set when there is none.
-  void* session_for(const Request& r, ErrorCode& why);
+  // What a DPDK session fixes of `r`: its direction and lengths.
+  Shape shape_of(const Request& r) const noexcept;
+  // The DPDK session for a shape, made on first use; null with `why` set
+  // when there is none.
+  void* session_for(const Shape& wanted, ErrorCode& why);
   // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
   ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
   // One plain digest of `in` on `pair` with `session`.
@@ -44,7 +51,7 @@ class DpdkSession final : public DriverSession {
   ca_dpdk_capability offered_;
   SecretBytes key_;  // DPDK sessions are made lazily, per shape
   std::vector<Shape> shapes_;
-  std::vector<void*> evicted_;  // shapes given up, freed once no job names them
+  std::vector<void*> evicted_;     // shapes given up, freed once no job names them
   SecretBytes empty_message_mac_;  // made on first need
 };
 
