@@ -196,11 +196,15 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
     }
     const std::span<Request> run = batch.subspan(i, end - i);
     const std::size_t done = send_together(*driver, *session, run, watch);
-    // The common case, in one pass without branches: the driver ran every
-    // request, none of them failed it.
+    // The common case, in one pass that stops at the first exception: the
+    // driver ran every request and each succeeded. (A pass counting every
+    // status without branches was vectorised by GCC into gathers that cost
+    // more than the loop it replaced.)
     std::size_t failed = run.size() - done, ok_here = 0;
     std::uint64_t bytes_here = 0;
-    for (std::size_t k = 0; k < done; ++k) {
+    while (ok_here < done && run[ok_here].status == ErrorCode::ok)
+      bytes_here += run[ok_here++].in.size();
+    for (std::size_t k = ok_here; k < done; ++k) {
       failed += run[k].status == ErrorCode::driver_failure;
       ok_here += run[k].status == ErrorCode::ok;
       bytes_here += run[k].in.size();

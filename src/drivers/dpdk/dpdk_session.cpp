@@ -4,8 +4,6 @@
 // pair taken for the batch alone, as bursts of up to CA_DPDK_MAX_BURST.
 #include "dpdk_session.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -57,18 +55,6 @@ DpdkSession::DpdkSession(const ca_dpdk_backend& backend, int device, const Algor
 DpdkSession::~DpdkSession() {
   for (const Shape& shape : shapes_) backend_.session_free(device_, shape.handle);
   for (void* handle : evicted_) backend_.session_free(device_, handle);
-}
-
-DpdkSession::Shape DpdkSession::shape_of(const Request& r) const noexcept {
-  const bool aead = algorithm_.kind == AlgorithmKind::aead;
-  const bool hashes =
-      algorithm_.kind == AlgorithmKind::digest || algorithm_.kind == AlgorithmKind::mac;
-  return {.direction = direction_of(r.op),
-          .iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size()),
-          .digest_length = static_cast<std::uint32_t>(aead     ? r.tag.size()
-                                                      : hashes ? r.out.size()
-                                                               : 0),
-          .aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0)};
 }
 
 void* DpdkSession::session_for(const Shape& wanted, ErrorCode& why) {
@@ -161,27 +147,9 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
   return ErrorCode::ok;
 }
 
-namespace {
-
-// A thread cancelled while it waits for a queue pair would unwind through
-// process(), which is noexcept, and end the process: its cancellation waits
-// until the batch is done, as for a library call that is no cancellation
-// point.
-class CancellationDeferred {
- public:
-  CancellationDeferred() noexcept { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &before_); }
-  ~CancellationDeferred() { pthread_setcancelstate(before_, nullptr); }
-  CancellationDeferred(const CancellationDeferred&) = delete;
-  CancellationDeferred& operator=(const CancellationDeferred&) = delete;
-
- private:
-  int before_ = PTHREAD_CANCEL_ENABLE;
-};
-
-}  // namespace
-
 std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
-  const CancellationDeferred deferred;
+  // A thread cancelled while it waits for a queue pair waits until it has
+  // one (the backend defers cancellation there): process() is noexcept.
   void* pair = backend_.queue_pair_acquire(device_);
   if (pair == nullptr) {
     for (Request& r : batch) r.status = ErrorCode::driver_failure;
@@ -189,40 +157,49 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
   }
   std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
   std::array<Request*, CA_DPDK_MAX_BURST> owners;
+  // The kind, decided once per batch: the loop below is the framework's
+  // whole cost per request, a few nanoseconds.
+  const AlgorithmKind kind = algorithm_.kind;
+  const bool aead = kind == AlgorithmKind::aead;
+  const bool hashes = kind == AlgorithmKind::digest || kind == AlgorithmKind::mac;
+  const bool mac = kind == AlgorithmKind::mac;
   // A batch's requests mostly share one shape: its session is looked up
-  // once, not per request.
-  // The previous shape's lengths packed into two integers: compared in
-  // registers (a struct compare made GCC store two halves and load one
-  // whole, a store-forwarding stall per request).
-  std::uint64_t last_low = 0, last_high = 0;
-  void* last_session = nullptr;
+  // once, not per request. The previous shape's lengths are packed into
+  // two integers, compared in registers (a struct compare made GCC store
+  // two halves and load one whole, a store-forwarding stall per request).
+  std::uint64_t last_low = last_low_, last_high = last_high_;
+  void* last_session = last_session_;
   std::size_t next = 0;
   while (next < batch.size()) {
     std::size_t count = 0;
     for (; next < batch.size() && count < jobs.size(); ++next) {
       Request& r = batch[next];
-      r.status = ErrorCode::ok;
-      if (algorithm_.kind == AlgorithmKind::mac && r.in.empty()) {
+      if (mac && r.in.empty()) {
         r.status = empty_message_mac(pair, r.out);
         continue;
       }
-      ErrorCode why = ErrorCode::ok;
-      const Shape wanted = shape_of(r);
-      const std::uint64_t low =
-          std::uint64_t{static_cast<std::uint32_t>(wanted.direction)} << 32 | wanted.iv_length;
-      const std::uint64_t high = std::uint64_t{wanted.digest_length} << 32 | wanted.aad_length;
-      void* session = last_session != nullptr && low == last_low && high == last_high
-                          ? last_session
-                          : session_for(wanted, why);
-      if (session == nullptr) {
-        r.status = why;
-        continue;
+      const auto direction = static_cast<std::uint32_t>(direction_of(r.op));
+      const auto iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size());
+      const auto digest_length =
+          static_cast<std::uint32_t>(aead ? r.tag.size() : hashes ? r.out.size() : 0);
+      const auto aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0);
+      const std::uint64_t low = std::uint64_t{direction} << 32 | iv_length;
+      const std::uint64_t high = std::uint64_t{digest_length} << 32 | aad_length;
+      if (low != last_low || high != last_high || last_session == nullptr) {
+        ErrorCode why = ErrorCode::ok;
+        last_session = session_for({.direction = static_cast<int>(direction),
+                                    .iv_length = iv_length,
+                                    .digest_length = digest_length,
+                                    .aad_length = aad_length},
+                                   why);
+        if (last_session == nullptr) {
+          r.status = why;
+          continue;
+        }
+        last_low = low;
+        last_high = high;
       }
-      last_low = low;
-      last_high = high;
-      last_session = session;
-      const bool hashes = r.op == Operation::digest;
-      jobs[count] = ca_dpdk_job{.session = session,
+      jobs[count] = ca_dpdk_job{.session = last_session,
                                 .iv = r.iv.data(),
                                 .aad = r.aad.data(),
                                 .in = r.in.data(),
@@ -243,6 +220,10 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
     }
   }
   backend_.queue_pair_release(pair);
+  // The next batch most likely has the same shape again.
+  last_low_ = last_low;
+  last_high_ = last_high;
+  last_session_ = last_session;
   return batch.size();
 }
 

@@ -33,9 +33,8 @@ class DpdkSession final : public DriverSession {
     }
   };
 
-  // What a DPDK session fixes of `r`: its direction and lengths.
-  Shape shape_of(const Request& r) const noexcept;
-  // The DPDK session for a shape, made on first use; null with `why` set
+  // The DPDK session for a shape (what it fixes of a request: direction
+  // and lengths), made on first use; null with `why` set
   // when there is none.
   void* session_for(const Shape& wanted, ErrorCode& why);
   // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
@@ -51,6 +50,10 @@ class DpdkSession final : public DriverSession {
   ca_dpdk_capability offered_;
   SecretBytes key_;  // DPDK sessions are made lazily, per shape
   std::vector<Shape> shapes_;
+  // The shape of the last request served, packed as process() compares
+  // it, and its DPDK session (null: none).
+  std::uint64_t last_low_ = 0, last_high_ = 0;
+  void* last_session_ = nullptr;
   std::vector<void*> evicted_;     // shapes given up, freed once no job names them
   SecretBytes empty_message_mac_;  // made on first need
 };

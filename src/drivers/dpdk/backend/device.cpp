@@ -17,12 +17,12 @@
 #include <rte_bus.h>
 #include <rte_cryptodev.h>
 #include <rte_dev.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 
 namespace cryptoaccel::dpdk_backend {
 namespace {
 
-constexpr unsigned kMaxQueuePairs = 8;
 constexpr std::uint32_t kDescriptors = 2 * CA_DPDK_MAX_BURST;
 constexpr unsigned kSessionsPerDevice = 4096;
 
@@ -59,9 +59,32 @@ bool set_up_queue_pairs(Device& device, std::uint8_t id, unsigned count) {
   return true;
 }
 
+// What stays the same in every burst: each operation's index and session
+// type, and (by reference) the shape of the mbufs that point at the
+// caller's memory. No PMD writes these; the scheduler restores the session
+// it swaps.
+void prepare(const Device& device, QueuePair& pair) {
+  for (std::size_t i = 0; i < CA_DPDK_MAX_BURST; ++i) {
+    rte_crypto_op* op = pair.ops[i];
+    op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
+    op->sess_type = RTE_CRYPTO_OP_WITH_SESSION;
+    std::memset(static_cast<void*>(op->sym), 0, sizeof *op->sym);
+    pair.filled_as[i] = -1;
+    pair.fresh_op_word = op->raw;
+    *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset) = static_cast<std::uint32_t>(i);
+    if (!device.description.by_reference) continue;
+    for (rte_mbuf* m : {pair.source[i], pair.destination[i]}) {
+      m->data_off = 0;
+      m->nb_segs = 1;
+      m->next = nullptr;
+    }
+  }
+}
+
 bool give_operations(Device& device, std::uint8_t id, unsigned count) {
   for (unsigned q = 0; q < count; ++q) {
     auto pair = std::make_unique<QueuePair>();
+    pair->owner = &device;
     pair->device = id;
     pair->id = static_cast<std::uint16_t>(q);
     if (rte_crypto_op_bulk_alloc(device.operations, RTE_CRYPTO_OP_TYPE_SYMMETRIC, pair->ops,
@@ -72,7 +95,8 @@ bool give_operations(Device& device, std::uint8_t id, unsigned count) {
       fail(device, "out of DPDK memory for the queue pairs' operations (EAL's -m too small?)");
       return false;
     }
-    device.free_pairs.push_back(pair.get());
+    prepare(device, *pair);
+    device.free_pairs.add(pair.get());
     device.queue_pairs.push_back(std::move(pair));
   }
   return true;
@@ -118,6 +142,7 @@ void open(Device& device, std::uint8_t id) {
     return;
   }
   device.features = info.feature_flags;
+  device.virtual_addresses = rte_eal_iova_mode() == RTE_IOVA_VA;
   // A device on a bus (PCI, a SoC's platform bus) is a device, whatever its
   // PMD says of acceleration (virtio's says none); a virtual device is
   // software unless its PMD says otherwise.
@@ -132,7 +157,7 @@ void open(Device& device, std::uint8_t id) {
     fail(device, "no symmetric cryptography");
     return;
   }
-  const unsigned pairs = std::min(info.max_nb_queue_pairs, kMaxQueuePairs);
+  const unsigned pairs = std::min<unsigned>(info.max_nb_queue_pairs, QueuePairPool::kMaxPairs);
   if (pairs == 0) {
     fail(device, "no queue pair");
     return;
@@ -175,19 +200,21 @@ void open(Device& device, std::uint8_t id) {
 }  // namespace
 
 Device* open_device(int id) {
-  if (id < 0 || id >= RTE_CRYPTO_MAX_DEVS ||
-      !rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id)))
-    return nullptr;
+  if (id < 0 || id >= RTE_CRYPTO_MAX_DEVS) return nullptr;
   Device& device = devices[id];
+  // Every batch asks: once the device is open, without the lock (devices
+  // are never detached).
+  if (device.opened.load(std::memory_order_acquire)) return &device;
+  if (!rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id))) return nullptr;
   const std::lock_guard lock(open_mutex);
   static bool workers_marked = false;
   if (!workers_marked) {
     workers_marked = true;
     mark_scheduler_workers();
   }
-  if (!device.opened) {
-    device.opened = true;
+  if (!device.opened.load(std::memory_order_relaxed)) {
     open(device, static_cast<std::uint8_t>(id));
+    device.opened.store(true, std::memory_order_release);
   }
   return &device;
 }

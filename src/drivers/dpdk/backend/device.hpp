@@ -3,10 +3,9 @@
 // (device.cpp says why).
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include <rte_crypto.h>
@@ -15,6 +14,7 @@
 #include <rte_mempool.h>
 
 #include "../backend_abi.h"
+#include "queue_pair_pool.hpp"
 
 namespace cryptoaccel::dpdk_backend {
 
@@ -34,30 +34,36 @@ inline constexpr std::uint32_t kDigestSpace = 64;
 // By reference, an mbuf's lengths are 16-bit: one block short of 64 KiB.
 inline constexpr std::uint32_t kReferenceMaxRequest = 65536 - 64;
 
+struct Device;
+
 struct QueuePair {
+  Device* owner = nullptr;
   std::uint8_t device = 0;
   std::uint16_t id = 0;
   bool retired = false;  // a burst timed out: its operations may still be queued
   rte_crypto_op* ops[CA_DPDK_MAX_BURST] = {};
   rte_mbuf* source[CA_DPDK_MAX_BURST] = {};
   rte_mbuf* destination[CA_DPDK_MAX_BURST] = {};
+  // The kind of transform each operation was last filled for: an operation
+  // filled for the same kind again has every other field still zero.
+  int filled_as[CA_DPDK_MAX_BURST] = {};
+  // An operation's first word as a burst sets it: symmetric, not processed,
+  // with a session.
+  std::uint64_t fresh_op_word = 0;
 };
 
 struct Device {
-  bool opened = false;
+  std::atomic<bool> opened{false};
   bool failed = false;
   int worker_of = -1;  // the scheduler device this one works for
   ca_dpdk_device description{};
   std::uint64_t features = 0;
+  bool virtual_addresses = false;  // EAL's IOVA mode is VA: an address is its IOVA
   rte_mempool* sessions = nullptr;
   rte_mempool* operations = nullptr;
   rte_mempool* buffers = nullptr;
   std::vector<std::unique_ptr<QueuePair>> queue_pairs;
-
-  std::mutex free_mutex;
-  std::condition_variable freed;
-  std::vector<QueuePair*> free_pairs;
-  std::size_t retired = 0;
+  QueuePairPool free_pairs;
 };
 
 // Device `id`, opened on first use; null when there is none.

@@ -27,25 +27,20 @@ std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
-rte_iova_t iova_of(const void* p) {
-  // Fixed once EAL has started; asked per buffer it cost 2% of a small
-  // request's time.
-  static const bool virtual_addresses = rte_eal_iova_mode() == RTE_IOVA_VA;
-  return virtual_addresses ? static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(p))
-                           : RTE_BAD_IOVA;
-}
-
-// An mbuf that is `length` bytes of the caller's memory (by reference).
-void point_at(rte_mbuf* m, const std::uint8_t* data, std::uint32_t length) {
-  void* address = const_cast<std::uint8_t*>(length != 0 ? data : zero_length_target);
-  m->buf_addr = address;
-  m->buf_iova = iova_of(address);
-  m->buf_len = static_cast<std::uint16_t>(length);
-  m->data_off = 0;
-  m->data_len = static_cast<std::uint16_t>(length);
-  m->pkt_len = length;
-  m->nb_segs = 1;
-  m->next = nullptr;
+// The IV into the operation: a copy of constant size for the common
+// lengths, which the compiler makes two moves (a call to memcpy per
+// request cost more than the rest of filling the operation).
+void copy_iv(std::uint8_t* to, const std::uint8_t* from, std::uint32_t length) {
+  switch (length) {
+    case 16:
+      std::memcpy(to, from, 16);
+      break;
+    case 12:
+      std::memcpy(to, from, 12);
+      break;
+    default:
+      std::memcpy(to, from, length);
+  }
 }
 
 // An mbuf of the device's pool holding a copy of `length` bytes.
@@ -56,51 +51,84 @@ void copy_into(rte_mbuf* m, const std::uint8_t* data, std::uint32_t length) {
   if (length != 0) std::memcpy(rte_pktmbuf_mtod(m, std::uint8_t*), data, length);
 }
 
-// Fills operation `i` of `pair` from `job`.
-void fill(Device& device, QueuePair& pair, std::size_t i, const ca_dpdk_job& job) {
-  const auto& session = *static_cast<const Session*>(job.session);
-  rte_crypto_op* op = pair.ops[i];
-  op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
-  op->sess_type = RTE_CRYPTO_OP_WITH_SESSION;
-  rte_crypto_sym_op* sym = op->sym;
-  // Every field, also those of the other kinds: a PMD reads some of a
-  // cipher operation's auth fields (the out-of-place copy of aesni_mb).
-  std::memset(static_cast<void*>(sym), 0, sizeof *sym);
-  sym->session = session.dpdk;
-  *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset) = static_cast<std::uint32_t>(i);
-  if (session.iv_length != 0)
-    std::memcpy(rte_crypto_op_ctod_offset(op, std::uint8_t*, kIvOffset), job.iv, session.iv_length);
+// What a burst reads of its device, copied once into registers: the stores
+// into each operation may alias anything, and reloading these after each
+// one cost a small request a nanosecond.
+struct BurstSetting {
+  bool by_reference;
+  bool out_of_place;  // the device writes elsewhere than it reads
+  bool virtual_addresses;
+  std::uint64_t fresh_op_word;  // type, status "not processed", session type
+};
 
-  const bool by_reference = device.description.by_reference != 0;
+rte_iova_t iova_of(const BurstSetting& b, const void* p) {
+  return b.virtual_addresses ? static_cast<rte_iova_t>(reinterpret_cast<std::uintptr_t>(p))
+                             : RTE_BAD_IOVA;
+}
+
+// An mbuf that is `length` bytes of the caller's memory (by reference).
+// Its segment count, chain and data offset were set once (prepare()).
+void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data,
+              std::uint32_t length) {
+  void* address = const_cast<std::uint8_t*>(length != 0 ? data : zero_length_target);
+  m->buf_addr = address;
+  m->buf_iova = iova_of(b, address);
+  m->buf_len = static_cast<std::uint16_t>(length);
+  m->data_len = static_cast<std::uint16_t>(length);
+  m->pkt_len = length;
+}
+
+// Fills operation `i` of `pair` from `job`, whose session is `session`, of
+// kind `kType`, on a device that reads the caller's memory (kByReference)
+// or not. Both are template parameters so that a run of jobs is filled
+// without a branch on either per job.
+template <rte_crypto_sym_xform_type kType, bool kByReference>
+void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::size_t i,
+          const ca_dpdk_job& job) {
+  rte_crypto_op* op = pair.ops[i];
+  op->raw = b.fresh_op_word;
+  rte_crypto_sym_op* sym = op->sym;
+  // Every field, also those of the other kinds, since a PMD reads some of
+  // a cipher operation's auth fields (the out-of-place copy of aesni_mb):
+  // zeroed whenever the kind changes, and otherwise still zero.
+  if (pair.filled_as[i] != kType) {
+    std::memset(static_cast<void*>(sym), 0, sizeof *sym);
+    pair.filled_as[i] = kType;
+  }
+  sym->session = session.dpdk;
+  if (session.iv_length != 0)
+    copy_iv(rte_crypto_op_ctod_offset(op, std::uint8_t*, kIvOffset), job.iv, session.iv_length);
+
   const bool in_place = job.out == nullptr || job.out == job.in;
   rte_mbuf* source = pair.source[i];
-  sym->m_dst = nullptr;
+  rte_mbuf* destination = nullptr;
   std::uint8_t* digest = job.digest;
   rte_iova_t digest_iova = 0;
-  if (by_reference) {
-    if (!in_place && (device.features & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT) == 0) {
+  if constexpr (kByReference) {
+    if (in_place) {
+      point_at(b, source, job.in, job.length);
+    } else if (!b.out_of_place) {
       // No out-of-place here: copy, then work in place on the output.
       std::memmove(job.out, job.in, job.length);
-      point_at(source, job.out, job.length);
+      point_at(b, source, job.out, job.length);
     } else {
-      point_at(source, job.in, job.length);
-      if (!in_place) {
-        point_at(pair.destination[i], job.out, job.length);
-        sym->m_dst = pair.destination[i];
-      }
+      point_at(b, source, job.in, job.length);
+      destination = pair.destination[i];
+      point_at(b, destination, job.out, job.length);
     }
-    digest_iova = iova_of(digest);
+    digest_iova = iova_of(b, digest);
   } else {
     copy_into(source, job.in, job.length);
     // The digest goes after the data, in memory the device can reach.
     digest = rte_pktmbuf_mtod_offset(source, std::uint8_t*, job.length);
     digest_iova = rte_pktmbuf_iova_offset(source, job.length);
-    if (session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_DECRYPT)
+    if (kType == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_DECRYPT)
       std::memcpy(digest, job.digest, session.digest_length);
   }
   sym->m_src = source;
+  sym->m_dst = destination;
 
-  switch (session.type) {
+  switch (kType) {
     case RTE_CRYPTO_SYM_XFORM_CIPHER:
       sym->cipher.data.offset = 0;
       sym->cipher.data.length = job.length;
@@ -116,10 +144,10 @@ void fill(Device& device, QueuePair& pair, std::size_t i, const ca_dpdk_job& job
       sym->aead.data.length = job.length;
       sym->aead.digest.data = digest;
       sym->aead.digest.phys_addr = digest_iova;
-      if (by_reference) {
+      if constexpr (kByReference) {
         sym->aead.aad.data =
             const_cast<std::uint8_t*>(job.aad != nullptr ? job.aad : zero_length_target);
-        sym->aead.aad.phys_addr = iova_of(sym->aead.aad.data);
+        sym->aead.aad.phys_addr = iova_of(b, sym->aead.aad.data);
       } else {
         auto* aad = rte_crypto_op_ctod_offset(op, std::uint8_t*, kAadOffset);
         if (session.aad_length != 0) std::memcpy(aad, job.aad, session.aad_length);
@@ -133,11 +161,42 @@ void fill(Device& device, QueuePair& pair, std::size_t i, const ca_dpdk_job& job
   }
 }
 
-// Copies a finished operation's results back to its job.
-void finish(Device& device, QueuePair& pair, rte_crypto_op* op, ca_dpdk_job* jobs,
-            std::size_t count) {
-  const std::uint32_t i = *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset);
-  if (i >= count || pair.ops[i] != op) return;
+template <rte_crypto_sym_xform_type kType, bool kByReference>
+void fill_run(const BurstSetting& b, const Session& session, QueuePair& pair,
+              const ca_dpdk_job* jobs, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i) fill<kType, kByReference>(b, session, pair, i, jobs[i]);
+}
+
+using FillRun = void (*)(const BurstSetting&, const Session&, QueuePair&, const ca_dpdk_job*,
+                         std::size_t, std::size_t);
+
+template <bool kByReference>
+FillRun fill_run_for(rte_crypto_sym_xform_type type) {
+  switch (type) {
+    case RTE_CRYPTO_SYM_XFORM_CIPHER:
+      return fill_run<RTE_CRYPTO_SYM_XFORM_CIPHER, kByReference>;
+    case RTE_CRYPTO_SYM_XFORM_AUTH:
+      return fill_run<RTE_CRYPTO_SYM_XFORM_AUTH, kByReference>;
+    default:
+      return fill_run<RTE_CRYPTO_SYM_XFORM_AEAD, kByReference>;
+  }
+}
+
+// Copies a finished operation's results back to its job and marks it in
+// `finished`; false for an operation that is none of this burst's, or one
+// returned twice. `expected` is its index when the device returns
+// operations in order, as most do; otherwise the index is read from the
+// operation's private area (another cache line).
+bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std::size_t expected,
+            ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished) {
+  std::size_t i = expected;
+  if (i >= count || pair.ops[i] != op) {
+    i = *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset);
+    if (i >= count || pair.ops[i] != op) return false;
+  }
+  const std::uint64_t bit = std::uint64_t{1} << i;
+  if ((finished & bit) != 0) return false;
+  finished |= bit;
   ca_dpdk_job& job = jobs[i];
   switch (op->status) {
     case RTE_CRYPTO_OP_STATUS_SUCCESS:
@@ -145,12 +204,12 @@ void finish(Device& device, QueuePair& pair, rte_crypto_op* op, ca_dpdk_job* job
       break;
     case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
       job.status = CA_DPDK_AUTH_FAILED;
-      return;
+      return true;
     default:
       job.status = CA_DPDK_FAILED;
-      return;
+      return true;
   }
-  if (device.description.by_reference) return;
+  if (device.description.by_reference) return true;
   const auto& session = *static_cast<const Session*>(job.session);
   const auto* data = rte_pktmbuf_mtod(pair.source[i], const std::uint8_t*);
   if (session.type != RTE_CRYPTO_SYM_XFORM_AUTH && job.length != 0)
@@ -159,6 +218,7 @@ void finish(Device& device, QueuePair& pair, rte_crypto_op* op, ca_dpdk_job* job
       session.type == RTE_CRYPTO_SYM_XFORM_AUTH ||
       (session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_ENCRYPT);
   if (writes_digest) std::memcpy(job.digest, data + job.length, session.digest_length);
+  return true;
 }
 
 }  // namespace
@@ -167,46 +227,42 @@ void* acquire_queue_pair(int id) {
   if (!eal_usable_here()) return nullptr;
   Device* device = open_device(id);
   if (device == nullptr || device->failed) return nullptr;
-  std::unique_lock lock(device->free_mutex);
-  device->freed.wait(lock, [&] {
-    return !device->free_pairs.empty() || device->retired == device->queue_pairs.size();
-  });
-  if (device->free_pairs.empty()) return nullptr;
-  QueuePair* pair = device->free_pairs.back();
-  device->free_pairs.pop_back();
-  return pair;
+  return device->free_pairs.take();
 }
 
 void release_queue_pair(void* handle) {
   auto* pair = static_cast<QueuePair*>(handle);
-  if (pair == nullptr) return;
-  Device* device = open_device(pair->device);
-  {
-    const std::lock_guard lock(device->free_mutex);
-    if (pair->retired)
-      ++device->retired;
-    else
-      device->free_pairs.push_back(pair);
-  }
-  // Every waiter learns of the last pair retiring: none would be woken
-  // again after it.
-  if (pair->retired)
-    device->freed.notify_all();
-  else
-    device->freed.notify_one();
+  if (pair != nullptr) pair->owner->free_pairs.give_back(pair, pair->retired);
 }
 
 std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
                       std::uint64_t deadline_ns) {
   auto* pair = static_cast<QueuePair*>(handle);
   if (pair == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) return 0;
-  Device& device = *open_device(pair->device);
-  for (std::size_t i = 0; i < count; ++i) {
-    jobs[i].status = CA_DPDK_TIMED_OUT;
-    fill(device, *pair, i, jobs[i]);
+  const Device& device = *pair->owner;
+  const BurstSetting setting{
+      .by_reference = device.description.by_reference != 0,
+      .out_of_place = (device.features & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT) != 0,
+      .virtual_addresses = device.virtual_addresses,
+      .fresh_op_word = pair->fresh_op_word};
+  // The jobs of a burst mostly share one session: a run of them is filled
+  // with its fields copied once, for the same reason.
+  for (std::size_t i = 0; i < count;) {
+    const void* handle = jobs[i].session;
+    std::size_t end = i + 1;
+    while (end < count && jobs[end].session == handle) ++end;
+    const Session session = *static_cast<const Session*>(handle);
+    const FillRun run = setting.by_reference ? fill_run_for<true>(session.type)
+                                             : fill_run_for<false>(session.type);
+    run(setting, session, *pair, jobs, i, end);
+    i = end;
   }
-  const std::uint64_t give_up = now_ns() + deadline_ns;
-  std::size_t enqueued = 0, done = 0;
+  // The clock is read only once the device keeps the CPU waiting: a device
+  // that computes in the caller's thread never does.
+  std::uint64_t give_up = 0;
+  static_assert(CA_DPDK_MAX_BURST <= 64, "one bit per job of a burst");
+  std::uint64_t finished = 0;
+  std::size_t enqueued = 0, done = 0, completed = 0;
   rte_crypto_op* back[CA_DPDK_MAX_BURST];
   unsigned idle = 0;
   while (done < count) {
@@ -215,7 +271,8 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
                                               static_cast<std::uint16_t>(count - enqueued));
     const std::uint16_t n = rte_cryptodev_dequeue_burst(pair->device, pair->id, back,
                                                         static_cast<std::uint16_t>(count - done));
-    for (std::uint16_t k = 0; k < n; ++k) finish(device, *pair, back[k], jobs, count);
+    for (std::uint16_t k = 0; k < n; ++k)
+      completed += finish(device, *pair, back[k], done + k, jobs, count, finished);
     done += n;
     if (n != 0) {
       idle = 0;
@@ -223,13 +280,15 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
     }
     // A device that computes in the caller's thread is done at once; one
     // that DMAs is given the CPU between polls, and a deadline.
-    if ((++idle & 63) == 0 && now_ns() > give_up) {
+    if (idle++ == 0 && give_up == 0) give_up = now_ns() + deadline_ns;
+    if ((idle & 63) == 0 && now_ns() > give_up) {
       pair->retired = true;
       break;
     }
   }
-  std::size_t completed = 0;
-  for (std::size_t i = 0; i < count; ++i) completed += jobs[i].status != CA_DPDK_TIMED_OUT;
+  if (completed != count)
+    for (std::size_t i = 0; i < count; ++i)
+      if ((finished >> i & 1) == 0) jobs[i].status = CA_DPDK_TIMED_OUT;
   return completed;
 }
 
