@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -208,6 +209,36 @@ TEST(DpdkLimits, AnAadLongerThanTheDeviceTakesGoesElsewhere) {
     ByteVector got = outs[i];
     got.insert(got.end(), tags[i].begin(), tags[i].end());
     EXPECT_EQ(got, sealed_by(soft, aads[i]));
+  }
+}
+
+// More live DPDK sessions than one pool holds (4096): a server with
+// thousands of connections, each with its keys and shapes. Every session
+// still gets one, pinned to the device, and each answers right.
+TEST(DpdkSessions, MoreLiveSessionsThanOnePoolHoldsAreAllServed) {
+  std::mt19937 rng(7);
+  const ByteVector iv = test::bytes_from(rng, 12), in = test::bytes_from(rng, 64);
+  constexpr int kSessions = 700, kShapes = 8;  // 5600 DPDK sessions
+  std::vector<std::unique_ptr<AeadSession>> live;
+  std::vector<ByteVector> keys;
+  for (int s = 0; s < kSessions; ++s) {
+    keys.push_back(test::bytes_from(rng, 16));
+    live.push_back(std::make_unique<AeadSession>("aes-128-gcm", keys.back(),
+                                                 SessionOptions{.driver = "dpdk:crypto_aesni_mb0"}));
+    for (int a = 0; a < kShapes; ++a) {
+      const ByteVector aad(static_cast<std::size_t>(a), 5);
+      ByteVector out(in.size()), tag(16);
+      ASSERT_NO_THROW(live.back()->seal(iv, aad, in, out, tag)) << "session " << s << ", shape " << a;
+    }
+  }
+  // The first and the last still answer as soft does.
+  for (const int s : {0, kSessions - 1}) {
+    AeadSession soft("aes-128-gcm", keys[static_cast<std::size_t>(s)], {.driver = "soft"});
+    ByteVector out(in.size()), tag(16), soft_out(in.size()), soft_tag(16);
+    live[static_cast<std::size_t>(s)]->seal(iv, {}, in, out, tag);
+    soft.seal(iv, {}, in, soft_out, soft_tag);
+    EXPECT_EQ(out, soft_out);
+    EXPECT_EQ(tag, soft_tag);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include <rte_cryptodev.h>
 #include <rte_errno.h>
@@ -148,13 +149,10 @@ void* create_session(int id, const ca_dpdk_session_params* p, char* message,
     default:
       break;
   }
-  session->dpdk = rte_cryptodev_sym_session_create(static_cast<std::uint8_t>(id), &xform,
-                                                   device->sessions);
+  std::string why;
+  session->dpdk = device->sessions.create(xform, why);
   if (session->dpdk == nullptr) {
-    char text[160];
-    std::snprintf(text, sizeof text, "rte_cryptodev_sym_session_create: %s",
-                  rte_strerror(rte_errno));
-    copy_message(message, message_size, text);
+    copy_message(message, message_size, why.c_str());
     delete session;
     return nullptr;
   }

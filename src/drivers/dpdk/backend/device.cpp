@@ -24,7 +24,6 @@ namespace cryptoaccel::dpdk_backend {
 namespace {
 
 constexpr std::uint32_t kDescriptors = 2 * CA_DPDK_MAX_BURST;
-constexpr unsigned kSessionsPerDevice = 4096;
 
 std::mutex open_mutex;
 // Never freed: a thread of the application may still be inside a burst
@@ -49,7 +48,7 @@ bool set_up_queue_pairs(Device& device, std::uint8_t id, unsigned count) {
   for (unsigned q = 0; q < count; ++q) {
     rte_cryptodev_qp_conf conf{};
     conf.nb_descriptors = kDescriptors;
-    conf.mp_session = device.sessions;
+    conf.mp_session = device.sessions.first();
     if (rte_cryptodev_queue_pair_setup(id, static_cast<std::uint16_t>(q), &conf, socket_of(id)) <
         0) {
       fail(device, "queue pair " + std::to_string(q) + " could not be set up");
@@ -165,9 +164,7 @@ void open(Device& device, std::uint8_t id) {
   d.queue_pairs = pairs;
 
   const std::string suffix = std::to_string(id);
-  const unsigned session_size = rte_cryptodev_sym_get_private_session_size(id);
-  device.sessions = rte_cryptodev_sym_session_pool_create(
-      ("ca_sess" + suffix).c_str(), kSessionsPerDevice, session_size, 0, 0, socket_of(id));
+  const bool sessions = device.sessions.start(id, socket_of(id));
   device.operations =
       rte_crypto_op_pool_create(("ca_ops" + suffix).c_str(), RTE_CRYPTO_OP_TYPE_SYMMETRIC,
                                 pairs * CA_DPDK_MAX_BURST, 0, kPrivateSize, socket_of(id));
@@ -175,7 +172,7 @@ void open(Device& device, std::uint8_t id) {
       d.by_reference ? 0 : RTE_PKTMBUF_HEADROOM + kCopyMaxRequest + kDigestSpace;
   device.buffers = rte_pktmbuf_pool_create(
       ("ca_buf" + suffix).c_str(), pairs * CA_DPDK_MAX_BURST * 2, 0, 0, room, socket_of(id));
-  if (device.sessions == nullptr || device.operations == nullptr || device.buffers == nullptr) {
+  if (!sessions || device.operations == nullptr || device.buffers == nullptr) {
     fail(device, std::string("cannot create its pools: ") + rte_strerror(rte_errno) +
                      " (EAL's -m too small?)");
     return;

@@ -15,6 +15,7 @@
 
 #include "../backend_abi.h"
 #include "queue_pair_pool.hpp"
+#include "session_pools.hpp"
 
 namespace cryptoaccel::dpdk_backend {
 
@@ -59,7 +60,7 @@ struct Device {
   ca_dpdk_device description{};
   std::uint64_t features = 0;
   bool virtual_addresses = false;  // EAL's IOVA mode is VA: an address is its IOVA
-  rte_mempool* sessions = nullptr;
+  SessionPools sessions;
   rte_mempool* operations = nullptr;
   rte_mempool* buffers = nullptr;
   std::vector<std::unique_ptr<QueuePair>> queue_pairs;
