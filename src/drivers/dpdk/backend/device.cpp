@@ -140,6 +140,16 @@ void open(Device& device, std::uint8_t id) {
          false);
     return;
   }
+  if (eal_shared()) {
+    const char* bus_name = info.device != nullptr ? rte_dev_name(info.device) : d.name;
+    if (!added_for_us(bus_name) || rte_cryptodev_queue_pair_count(id) != 0) {
+      fail(device,
+           "not cryptoaccel's: it was there before EAL was shared, made by whoever started it "
+           "(the application, or another copy of cryptoaccel)",
+           false);
+      return;
+    }
+  }
   device.features = info.feature_flags;
   device.virtual_addresses = rte_eal_iova_mode() == RTE_IOVA_VA;
   // A device on a bus (PCI, a SoC's platform bus) is a device, whatever its

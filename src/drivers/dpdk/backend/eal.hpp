@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace cryptoaccel::dpdk_backend {
 
@@ -12,6 +13,11 @@ int start_eal(int argc, char** argv, char* message, std::size_t message_size);
 // The last line DPDK logged (its log is kept, not printed).
 std::string last_dpdk_log_line();
 void forget_dpdk_log();
+
+// Was EAL started by the application (not by this backend)? Then only the
+// devices added for the backend's arguments are its to use.
+bool eal_shared() noexcept;
+bool added_for_us(std::string_view device);
 
 // Did this process start (or share) the EAL? False in a child after fork():
 // DPDK's threads and devices stay with the parent.

@@ -1,0 +1,62 @@
+// An application that started DPDK's EAL itself, then enables the dpdk
+// driver (or two copies of cryptoaccel in one process, where the second
+// finds the first's EAL): EAL is shared, the application keeps its log
+// stream and its devices, and cryptoaccel uses only the devices its own
+// arguments name, adding those the application's EAL has not. Each test
+// in a process of its own (EAL starts once per process); this suite links
+// DPDK itself, as such an application does.
+#include <gtest/gtest.h>
+#include <stdio.h>
+
+#include <string>
+
+#include <rte_cryptodev.h>
+#include <rte_eal.h>
+#include <rte_log.h>
+
+#include "cryptoaccel/cryptoaccel.hpp"
+
+namespace cryptoaccel {
+namespace {
+
+bool has_note(const Framework& f, std::string_view text) {
+  for (const std::string& n : f.notes())
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
+  char a0[] = "app", a1[] = "--no-huge", a2[] = "-m", a3[] = "256", a4[] = "--no-shconf",
+       a5[] = "--no-pci", a6[] = "--vdev", a7[] = "crypto_aesni_mb0", a8[] = "-l", a9[] = "0",
+       a10[] = "--no-telemetry", a11[] = "--log-level=error";
+  char* argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, nullptr};
+  ASSERT_GE(rte_eal_init(12, argv), 0);
+  FILE* application_log = tmpfile();
+  ASSERT_NE(application_log, nullptr);
+  ASSERT_EQ(rte_openlog_stream(application_log), 0);
+  const int application_device = rte_cryptodev_get_dev_id("crypto_aesni_mb0");
+  ASSERT_GE(application_device, 0);
+
+  const Framework framework(FrameworkOptions{
+      .family_settings = {{"dpdk", "--no-huge -m 256 --vdev crypto_openssl0 --vdev crypto_aesni_mb0"}}});
+  EXPECT_TRUE(has_note(framework, "EAL was already running in this process"));
+  // The device the application's EAL made is the application's, although
+  // the arguments name it too: it may configure it after this.
+  EXPECT_TRUE(has_note(framework, "crypto_aesni_mb0 gave no instance: not cryptoaccel's"))
+      << "the application's device was used";
+  EXPECT_EQ(rte_cryptodev_queue_pair_count(static_cast<std::uint8_t>(application_device)), 0)
+      << "cryptoaccel configured the application's device";
+  // The device only cryptoaccel's arguments name is added, and serves.
+  bool added = false;
+  for (const DriverInfo& d : framework.drivers()) added |= d.name == "dpdk:crypto_openssl0";
+  EXPECT_TRUE(added);
+  EXPECT_EQ(rte_log_get_stream(), application_log) << "cryptoaccel took the application's log";
+
+  rte_cryptodev_config config{};
+  config.socket_id = SOCKET_ID_ANY;
+  config.nb_queue_pairs = 1;
+  EXPECT_EQ(rte_cryptodev_configure(static_cast<std::uint8_t>(application_device), &config), 0);
+}
+
+}  // namespace
+}  // namespace cryptoaccel
