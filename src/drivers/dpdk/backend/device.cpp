@@ -162,6 +162,12 @@ void open(Device& device, std::uint8_t id) {
   // buffers; one that DMAs needs memory DPDK knows the IOVA of.
   d.by_reference = !d.hardware;
   d.max_request = d.by_reference ? kReferenceMaxRequest : kCopyMaxRequest;
+  // DPDK 22.11's virtio PMD refuses a request longer than a default mbuf's
+  // buffer (RTE_MBUF_DEFAULT_BUF_SIZE, 2176 bytes), and keeps one of its
+  // descriptor cookies each time: a thousand refusals leave the device
+  // unable to take any request. Longer requests go to another driver.
+  if (std::strcmp(d.driver, "crypto_virtio") == 0)
+    d.max_request = std::min<std::uint32_t>(d.max_request, RTE_MBUF_DEFAULT_BUF_SIZE);
   if ((info.feature_flags & RTE_CRYPTODEV_FF_SYMMETRIC_CRYPTO) == 0) {
     fail(device, "no symmetric cryptography");
     return;

@@ -266,9 +266,23 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
   rte_crypto_op* back[CA_DPDK_MAX_BURST];
   unsigned idle = 0;
   while (done < count) {
-    if (enqueued < count)
-      enqueued += rte_cryptodev_enqueue_burst(pair->device, pair->id, pair->ops + enqueued,
-                                              static_cast<std::uint16_t>(count - enqueued));
+    if (enqueued < count) {
+      const std::uint16_t taken =
+          rte_cryptodev_enqueue_burst(pair->device, pair->id, pair->ops + enqueued,
+                                      static_cast<std::uint16_t>(count - enqueued));
+      enqueued += taken;
+      if (taken == 0 && enqueued == done) {
+        // Nothing in flight, so no full queue: the device refused the
+        // operation (a length or a parameter its PMD does not take). It
+        // fails alone, at once, instead of holding the burst until the
+        // deadline retires the pair.
+        jobs[enqueued].status = CA_DPDK_FAILED;
+        finished |= std::uint64_t{1} << enqueued;
+        ++enqueued;
+        ++done;
+        continue;
+      }
+    }
     const std::uint16_t n = rte_cryptodev_dequeue_burst(pair->device, pair->id, back,
                                                         static_cast<std::uint16_t>(count - done));
     for (std::uint16_t k = 0; k < n; ++k)
