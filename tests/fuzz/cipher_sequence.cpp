@@ -21,6 +21,7 @@ CipherSequence::CipherSequence(const Target& t, Differential& d) : t_(t), d_(d) 
   aes_schedules_ =
       name.rfind("AES", 0) == 0 && (mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CBC_MODE || xts_);
   cbc_ = mode == EVP_CIPH_CBC_MODE;
+  ecb_ = mode == EVP_CIPH_ECB_MODE;
   ctr_ = mode == EVP_CIPH_CTR_MODE;
   chacha_poly_ = aead_ && !gcm_;
 }
@@ -164,12 +165,14 @@ void CipherSequence::documented_after_init(bool ok, bool with_cipher, bool with_
     return;
   }
   held_back_ = 0;
+  d_.end_documented("ecb_in_place_update_with_held_back_bytes");
   if (with_iv) iv_given_ = true;
   // The CBC chain is OpenSSL's own again once an IV restarts it (a NULL IV
   // goes back to the last one given).
   if (iv_given_) {
     d_.end_documented("cbc_evp_cipher_partial_block_decrypt");
     d_.end_documented("cbc_in_place_decrypt_with_held_back_bytes");
+    d_.end_documented("cbc_in_place_encrypt_with_held_back_bytes");
   }
   if (with_iv) d_.end_documented("ctr_num_set");
   if (with_key) {
@@ -207,8 +210,7 @@ void CipherSequence::tls_record(const Record& r) {
   // from past the end of the input; cryptoaccel leaves the partial block.
   if (via_cipher && cbc_ && decrypting() && len % block_ != 0)
     d_.documented("cbc_evp_cipher_partial_block_decrypt", true);
-  if (!via_cipher && cbc_ && decrypting() && held_back_ != 0)
-    d_.documented("cbc_in_place_decrypt_with_held_back_bytes", true);
+  if (!via_cipher) in_place_after_held_back_bytes();
   if (via_cipher && len == 0 && chacha_poly_ && OpenSSL_version_num() < 0x30000160L)
     d_.documented("chacha20_poly1305_empty_evp_cipher_before_3_0_22", true);
   const std::string call = std::string(via_cipher ? "EVP_Cipher" : "EVP_CipherUpdate") +
@@ -235,6 +237,24 @@ void CipherSequence::tls_record(const Record& r) {
   after_payload(a.values[0] <= 0);
 }
 
+// An update in place after bytes were held back: OpenSSL writes the block
+// it completes from them over input the rest of the update still reads, so
+// that its output from there on (and the bytes it holds back next) is what
+// its order of reads and writes makes of them, not the cipher of the input.
+// A driver that reads its input before it writes differs. Decrypting CBC,
+// the chaining value is also taken from a byte already overwritten. CBC's
+// chain carries the difference until an IV, ECB's held-back bytes until an
+// init.
+void CipherSequence::in_place_after_held_back_bytes() {
+  if (held_back_ == 0) return;
+  if (cbc_)
+    d_.documented(decrypting() ? "cbc_in_place_decrypt_with_held_back_bytes"
+                               : "cbc_in_place_encrypt_with_held_back_bytes",
+                  true);
+  else if (ecb_)
+    d_.documented("ecb_in_place_update_with_held_back_bytes", true);
+}
+
 Bytes CipherSequence::input(const Record& r, std::size_t len) const {
   Bytes in = derived_bytes(r.data_seed, len, 8);
   if (r.arg[1] % 3 == 0 && !last_out_.empty()) {
@@ -257,11 +277,7 @@ void CipherSequence::update(const Record& r) {
   const std::string call = std::string("EVP_CipherUpdate(ctx, out, &outl, ") +
                            (in_place ? "out" : "in") + ", " + std::to_string(len) + ")  [in " +
                            hex(in, 24) + "]";
-  // In place, with bytes held back, OpenSSL's CBC decryption writes ahead
-  // of what it still reads: its chaining value (the updated IV) takes a
-  // byte it already overwrote.
-  if (in_place && cbc_ && decrypting() && held_back_ != 0)
-    d_.documented("cbc_in_place_decrypt_with_held_back_bytes", true);
+  if (in_place) in_place_after_held_back_bytes();
   auto f = [&](int s) {
     Bytes out = canary(len + kSlack);
     Bytes src = in;

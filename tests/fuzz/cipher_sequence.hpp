@@ -147,6 +147,9 @@ class CipherSequence {
 
   Bytes input(const Record& r, std::size_t len) const;
 
+  // Starts the documented difference of an update in place after bytes
+  // were held back (cipher_sequence.cpp says why).
+  void in_place_after_held_back_bytes();
   // An empty record, in place, on a CBC decryption in TLS 1.1+ record mode:
   // OpenSSL 3.0 reads the byte before it (libssl never passes one).
   bool empty_cbc_tls_record(std::size_t len, bool in_place) const {
@@ -190,7 +193,7 @@ class CipherSequence {
   // For the documented differences (docs/provider.md): AES ECB, CBC and XTS
   // keep one key schedule per direction; ChaCha20-Poly1305's key and tag
   // length; bytes held back by a block cipher since init.
-  bool aes_schedules_ = false, cbc_ = false, ctr_ = false, chacha_poly_ = false;
+  bool aes_schedules_ = false, cbc_ = false, ecb_ = false, ctr_ = false, chacha_poly_ = false;
   bool chacha_keyed_ = false, chacha_tag_length_ = false;
   int keyed_direction_ = -1;
   std::optional<bool> provider_decrypting_;  // see decrypting()

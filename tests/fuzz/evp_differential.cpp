@@ -29,6 +29,7 @@ struct Options {
   long start = 0;
   std::vector<std::string> algorithms, families, skip_ops;
   std::string module = CRYPTOACCEL_PROVIDER_MODULE;
+  std::string config;
   std::string records_hex, fuzzer_input;
   bool self_check = false, keep_going = false, no_minimise = false, list = false, print = false;
   std::size_t max_records = 40;
@@ -95,6 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--skip-op", o.skip_ops, "leave out these operations (see --list)")
       ->delimiter(',');
   app.add_option("--provider-module", o.module, "the cryptoaccel module to load");
+  app.add_option("--provider-config", o.config,
+                 "an OpenSSL configuration whose section `cryptoaccel` loads the module with its "
+                 "keys (driver = ..., dpdk = ...)");
   app.add_option("--records", o.records_hex, "run this one sequence (hex records) on --algorithm");
   app.add_option("--fuzzer-input", o.fuzzer_input, "replay a libFuzzer input file, with its trace");
   app.add_option("--max-records", o.max_records, "operations per sequence, at most");
@@ -109,7 +113,7 @@ int main(int argc, char** argv) {
 
   OpFilter filter;
   filter.skipped.insert(o.skip_ops.begin(), o.skip_ops.end());
-  Setup setup(o.module, o.self_check);
+  Setup setup(o.module, o.self_check, o.config);
   std::vector<const Target*> targets;
   for (const Target& t : setup.targets)
     if (selected(o, t)) targets.push_back(&t);

@@ -73,8 +73,12 @@ std::string upper(std::string s) {
 
 }  // namespace
 
-Setup::Setup(const std::string& module_path, bool self_check) {
+Setup::Setup(const std::string& module_path, bool self_check, const std::string& config) {
   for (auto& c : libctx) c.reset(OSSL_LIB_CTX_new());
+  if (!config.empty() && OSSL_LIB_CTX_load_config(libctx[1].get(), config.c_str()) != 1) {
+    ERR_print_errors_fp(stderr);
+    throw std::runtime_error("cannot load the OpenSSL configuration " + config);
+  }
   // A: OpenSSL's default provider, and its legacy one for DES.
   for (const char* name : {"default", "legacy"})
     providers.emplace_back(OSSL_PROVIDER_load(libctx[0].get(), name));

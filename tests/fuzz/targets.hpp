@@ -52,7 +52,10 @@ struct Target {
 struct Setup {
   // Loads the module into B's library context (with "default", which the
   // provider may use); in the self-check B fetches from "default" alone.
-  Setup(const std::string& module_path, bool self_check);
+  // A non-empty `config` is an OpenSSL configuration loaded into B's
+  // context first, whose section `cryptoaccel` gives the module its keys
+  // (`driver = dpdk:crypto_aesni_mb0`, `dpdk = ...`).
+  Setup(const std::string& module_path, bool self_check, const std::string& config = {});
 
   std::array<LibCtxPtr, 2> libctx;
   std::vector<ProviderPtr> providers;  // unloaded before the contexts

@@ -78,6 +78,13 @@ void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data,
   m->pkt_len = length;
 }
 
+// Do the job's input and output share bytes without being the same?
+bool overlap(const ca_dpdk_job& job) {
+  const auto in = reinterpret_cast<std::uintptr_t>(job.in);
+  const auto out = reinterpret_cast<std::uintptr_t>(job.out);
+  return in != out && in < out + job.length && out < in + job.length;
+}
+
 // Fills operation `i` of `pair` from `job`, whose session is `session`, of
 // kind `kType`, on a device that reads the caller's memory (kByReference)
 // or not. Both are template parameters so that a run of jobs is filled
@@ -107,8 +114,11 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
   if constexpr (kByReference) {
     if (in_place) {
       point_at(b, source, job.in, job.length);
-    } else if (!b.out_of_place) {
-      // No out-of-place here: copy, then work in place on the output.
+    } else if (!b.out_of_place || overlap(job)) {
+      // No out-of-place here, or an output that overlaps the input (the
+      // provider hands on a decryption's held-back bytes that way), which
+      // a PMD may read after writing: copy, then work in place on the
+      // output.
       std::memmove(job.out, job.in, job.length);
       point_at(b, source, job.out, job.length);
     } else {
