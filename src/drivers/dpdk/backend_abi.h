@@ -94,7 +94,7 @@ struct ca_dpdk_job {
   uint8_t* out;
   uint8_t* digest;
   uint32_t length;
-  int status; /* set by run(): enum ca_dpdk_status */
+  int status; /* CA_DPDK_OK on the way in; run() sets any other */
 };
 
 enum ca_dpdk_status {
@@ -132,8 +132,10 @@ struct ca_dpdk_backend {
   void* (*queue_pair_acquire)(int id);
   void (*queue_pair_release)(void* queue_pair);
   /* Runs `count` jobs (at most the depth the backend set up: 64) as one
-   * burst and waits up to `deadline_ns` for them all. Returns how many
-   * completed; every job has its status. */
+   * burst and waits up to `deadline_ns` for them all. The jobs arrive with
+   * the status CA_DPDK_OK, which run() leaves on those that succeeded (no
+   * store per job in the common case) and replaces on the others. Returns
+   * how many succeeded. */
   size_t (*run)(void* queue_pair, struct ca_dpdk_job* jobs, size_t count, uint64_t deadline_ns);
 };
 

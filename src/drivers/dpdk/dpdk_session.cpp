@@ -104,8 +104,8 @@ bool DpdkSession::plain_digest(void* pair, void* session, std::span<const std::u
                   .in = in.data(),
                   .digest = out.data(),
                   .length = static_cast<std::uint32_t>(in.size()),
-                  .status = CA_DPDK_FAILED};
-  return backend_.run(pair, &job, 1, kBurstDeadlineNs) == 1 && job.status == CA_DPDK_OK;
+                  .status = CA_DPDK_OK};
+  return backend_.run(pair, &job, 1, kBurstDeadlineNs) == 1;
 }
 
 // libipsec-mb (the aesni_mb PMD) takes no empty message to MAC: it reports
@@ -206,12 +206,14 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
                                 .out = hashes ? nullptr : r.out.data(),
                                 .digest = hashes ? r.out.data() : r.tag.data(),
                                 .length = static_cast<std::uint32_t>(r.in.size()),
-                                .status = CA_DPDK_FAILED};
+                                .status = CA_DPDK_OK};
       owners[count++] = &r;
     }
     if (count != 0) {
-      backend_.run(pair, jobs.data(), count, kBurstDeadlineNs);
-      for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+      if (backend_.run(pair, jobs.data(), count, kBurstDeadlineNs) == count)
+        for (std::size_t i = 0; i < count; ++i) owners[i]->status = ErrorCode::ok;
+      else
+        for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
     }
     if (!evicted_.empty()) {
       for (void* handle : evicted_) backend_.session_free(device_, handle);

@@ -192,13 +192,14 @@ FillRun fill_run_for(rte_crypto_sym_xform_type type) {
   }
 }
 
-// Copies a finished operation's results back to its job and marks it in
-// `finished`; false for an operation that is none of this burst's, or one
-// returned twice. `expected` is its index when the device returns
+// Copies a finished operation's results back to its job, marks it in
+// `finished` and counts it in `unsuccessful` if it failed; false for an
+// operation that is none of this burst's, or one returned twice. `expected` is its index when the device returns
 // operations in order, as most do; otherwise the index is read from the
 // operation's private area (another cache line).
 bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std::size_t expected,
-            ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished) {
+            ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished,
+            std::size_t& unsuccessful) {
   std::size_t i = expected;
   if (i >= count || pair.ops[i] != op) {
     i = *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset);
@@ -214,9 +215,11 @@ bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std:
       break;
     case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
       job.status = CA_DPDK_AUTH_FAILED;
+      ++unsuccessful;
       return true;
     default:
       job.status = CA_DPDK_FAILED;
+      ++unsuccessful;
       return true;
   }
   if (device.description.by_reference) return true;
@@ -229,6 +232,13 @@ bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std:
       (session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_ENCRYPT);
   if (writes_digest) std::memcpy(job.digest, data + job.length, session.digest_length);
   return true;
+}
+
+// Bits [from, from + n) of a burst's mask.
+std::uint64_t bits(std::size_t from, std::size_t n) {
+  if (n == 0) return 0;
+  const std::uint64_t run = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  return run << from;
 }
 
 }  // namespace
@@ -248,7 +258,10 @@ void release_queue_pair(void* handle) {
 std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
                       std::uint64_t deadline_ns) {
   auto* pair = static_cast<QueuePair*>(handle);
-  if (pair == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) return 0;
+  if (pair == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) {
+    for (std::size_t i = 0; i < count; ++i) jobs[i].status = CA_DPDK_FAILED;
+    return 0;
+  }
   const Device& device = *pair->owner;
   const BurstSetting setting{
       .by_reference = device.description.by_reference != 0,
@@ -272,7 +285,8 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
   std::uint64_t give_up = 0;
   static_assert(CA_DPDK_MAX_BURST <= 64, "one bit per job of a burst");
   std::uint64_t finished = 0;
-  std::size_t enqueued = 0, done = 0, completed = 0;
+  // Operations back (of this burst), and those of them that failed.
+  std::size_t enqueued = 0, done = 0, completed = 0, unsuccessful = 0;
   rte_crypto_op* back[CA_DPDK_MAX_BURST];
   unsigned idle = 0;
   while (done < count) {
@@ -295,8 +309,18 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
     }
     const std::uint16_t n = rte_cryptodev_dequeue_burst(pair->device, pair->id, back,
                                                         static_cast<std::uint16_t>(count - done));
-    for (std::uint16_t k = 0; k < n; ++k)
-      completed += finish(device, *pair, back[k], done + k, jobs, count, finished);
+    std::uint16_t k = 0;
+    if (setting.by_reference) {
+      // The common case, without a store per job: operations back in
+      // order, each a success, nothing to copy (jobs arrive marked OK).
+      while (k < n && done + k < count && pair->ops[done + k] == back[k] &&
+             back[k]->status == RTE_CRYPTO_OP_STATUS_SUCCESS)
+        ++k;
+      finished |= bits(done, k);
+      completed += k;
+    }
+    for (; k < n; ++k)
+      completed += finish(device, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
     done += n;
     if (n != 0) {
       idle = 0;
@@ -313,7 +337,7 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
   if (completed != count)
     for (std::size_t i = 0; i < count; ++i)
       if ((finished >> i & 1) == 0) jobs[i].status = CA_DPDK_TIMED_OUT;
-  return completed;
+  return completed - unsuccessful;
 }
 
 }  // namespace cryptoaccel::dpdk_backend
