@@ -247,14 +247,16 @@ asan-tests:
 # The asynchronous API, failover and quarantine under ThreadSanitizer: only
 # the unit tests' files that hold these suites are built
 # (concurrency_test_sources in tests/unit/CMakeLists.txt: keep the two
-# lists together), and only these suites run.
-TSAN_TESTS ?= ^(Async|Failover|Quarantine|Spread|Relief|MbGather|MbStart|DevcryptoGather|DevcryptoCopiers|DevcryptoDeferredRequests)\.
+# lists together), and only these suites run; and the dpdk driver's
+# thread stress (many threads, shared keys, queue pairs handed between
+# them), where the driver is built.
+TSAN_TESTS ?= ^(Async|Failover|Quarantine|Spread|Relief|MbGather|MbStart|DevcryptoGather|DevcryptoCopiers|DevcryptoDeferredRequests|DpdkThreads)\.
 test-tsan: deps build-tsan tsan-tests
 build-tsan: SANITIZER_OPT = -O2
 build-tsan:
 	@$(TIMED) "tsan: configure" $(CONFIGURE) -B $(TSAN_BUILD) -DCRYPTOACCEL_SANITIZE=thread \
 	  $(SANITIZER_FLAGS) $(CMAKE_ARGS) >/dev/null
-	$(TIMED) "tsan: build" cmake --build $(TSAN_BUILD) -j$(JOBS) --target unit_tests
+	$(TIMED) "tsan: build" cmake --build $(TSAN_BUILD) -j$(JOBS) --target unit_tests dpdk-suites
 tsan-tests:
 	$(call ctest_timed,tsan,$(TSAN_BUILD),-R '$(TSAN_TESTS)')
 
