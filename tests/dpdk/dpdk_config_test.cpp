@@ -83,6 +83,25 @@ TEST(DpdkConfig, ALaterFrameworkSharesTheRunningEal) {
   EXPECT_NE(find_driver(second, "dpdk:crypto_aesni_mb0"), nullptr);
 }
 
+// A scheduler in multi-core mode runs requests on its own lcores through
+// rings every queue pair shares, so a thread's burst could take another's
+// operations and a burst given up on would leave the caller's memory in
+// the device's hands: it gives no instance, and says why.
+TEST(DpdkConfig, AMultiCoreSchedulerGivesNoInstanceAndSaysWhy) {
+  const Framework framework(FrameworkOptions{
+      .family_settings = {{"dpdk",
+                           "--no-huge -m 256 --lcores 0@0,1@0 --vdev crypto_aesni_mb1 --vdev "
+                           "crypto_aesni_mb2 --vdev crypto_scheduler0,worker=crypto_aesni_mb1,"
+                           "worker=crypto_aesni_mb2,mode=multi-core,corelist=1"}}});
+  EXPECT_EQ(find_driver(framework, "dpdk:crypto_scheduler0"), nullptr);
+  bool explained = false;
+  for (const std::string& note : framework.notes())
+    explained = explained ||
+                note.find("crypto_scheduler0 gave no instance: a scheduler in multi-core mode") !=
+                    std::string::npos;
+  EXPECT_TRUE(explained);
+}
+
 // EAL refuses a combination of its options (and prints its usage, which
 // stays off the application's standard output).
 TEST(DpdkConfig, ArgumentsEalRefusesAreReportedAndNotRetried) {

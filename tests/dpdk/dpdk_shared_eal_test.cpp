@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 
+#include <cstdio>
+
 #include <string>
 
 #include <rte_cryptodev.h>
@@ -56,6 +58,37 @@ TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
   config.socket_id = SOCKET_ID_ANY;
   config.nb_queue_pairs = 1;
   EXPECT_EQ(rte_cryptodev_configure(static_cast<std::uint8_t>(application_device), &config), 0);
+}
+
+// A scheduler the driver's arguments add, over a device of the
+// application's: starting it would configure the application's device
+// (whose own configure then fails), so it is left unstarted, and nothing
+// the PMDs say of it reaches the application's log.
+TEST(DpdkSharedEal, ASchedulerOverTheApplicationsDeviceIsLeftUnstarted) {
+  char a0[] = "app", a1[] = "--no-huge", a2[] = "-m", a3[] = "256", a4[] = "--no-shconf",
+       a5[] = "--no-pci", a6[] = "--vdev", a7[] = "crypto_aesni_mb0", a8[] = "-l", a9[] = "0",
+       a10[] = "--no-telemetry";
+  char* argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, nullptr};
+  ASSERT_GE(rte_eal_init(11, argv), 0);
+  FILE* application_log = tmpfile();
+  ASSERT_NE(application_log, nullptr);
+  ASSERT_EQ(rte_openlog_stream(application_log), 0);
+  const int application_device = rte_cryptodev_get_dev_id("crypto_aesni_mb0");
+  ASSERT_GE(application_device, 0);
+
+  const Framework framework(FrameworkOptions{
+      .family_settings = {{"dpdk",
+                           "--no-huge -m 256 --vdev crypto_aesni_mb1 --vdev "
+                           "crypto_scheduler0,worker=crypto_aesni_mb0,worker=crypto_aesni_mb1"}}});
+  EXPECT_TRUE(has_note(framework, "crypto_scheduler0 gave no instance: a scheduler over "
+                                  "crypto_aesni_mb0, which is not cryptoaccel's"));
+  EXPECT_EQ(rte_cryptodev_queue_pair_count(static_cast<std::uint8_t>(application_device)), 0);
+  rte_cryptodev_config config{};
+  config.socket_id = SOCKET_ID_ANY;
+  config.nb_queue_pairs = 1;
+  EXPECT_EQ(rte_cryptodev_configure(static_cast<std::uint8_t>(application_device), &config), 0);
+  std::fflush(application_log);
+  EXPECT_EQ(std::ftell(application_log), 0) << "the PMDs' lines reached the application's log";
 }
 
 }  // namespace

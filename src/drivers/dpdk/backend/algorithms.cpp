@@ -162,7 +162,8 @@ void* create_session(int id, const ca_dpdk_session_params* p, char* message,
 void free_session(int id, void* handle) {
   auto* session = static_cast<Session*>(handle);
   if (session == nullptr) return;
-  rte_cryptodev_sym_session_free(static_cast<std::uint8_t>(id), session->dpdk);
+  if (Device* device = open_device(id))
+    device->sessions.free(session->dpdk);
   delete session;
 }
 

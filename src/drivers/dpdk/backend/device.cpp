@@ -13,9 +13,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <rte_bus.h>
 #include <rte_cryptodev.h>
+#include <rte_cryptodev_scheduler.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -101,27 +104,77 @@ bool give_operations(Device& device, std::uint8_t id, unsigned count) {
   return true;
 }
 
-// The scheduler configures and starts its workers itself: a worker opened
-// on its own as well would be configured twice and fail the scheduler. The
-// scheduler's PMD is a plugin EAL loaded privately, so its function is
-// looked up there.
-void mark_scheduler_workers() {
+bool is_scheduler(const rte_cryptodev_info& info) {
+  return info.driver_name != nullptr && std::strcmp(info.driver_name, "crypto_scheduler") == 0;
+}
+
+// The scheduler's own functions. Its PMD is a plugin EAL loaded privately,
+// so they are looked up there (EAL keeps the library loaded).
+struct SchedulerFunctions {
+  int (*workers_get)(std::uint8_t, std::uint8_t*) = nullptr;
+  int (*mode_get)(std::uint8_t) = nullptr;
+};
+
+SchedulerFunctions scheduler_functions() {
+  SchedulerFunctions f;
   void* scheduler = dlopen("librte_crypto_scheduler.so.23", RTLD_NOW | RTLD_NOLOAD);
-  if (scheduler == nullptr) return;
-  using WorkersGet = int (*)(std::uint8_t, std::uint8_t*);
-  auto* workers_get =
-      reinterpret_cast<WorkersGet>(dlsym(scheduler, "rte_cryptodev_scheduler_workers_get"));
-  for (std::uint8_t id = 0; workers_get != nullptr && id < RTE_CRYPTO_MAX_DEVS; ++id) {
+  if (scheduler == nullptr) return f;
+  f.workers_get = reinterpret_cast<decltype(f.workers_get)>(
+      dlsym(scheduler, "rte_cryptodev_scheduler_workers_get"));
+  f.mode_get = reinterpret_cast<decltype(f.mode_get)>(
+      dlsym(scheduler, "rte_cryptodev_scheduler_mode_get"));
+  dlclose(scheduler);
+  return f;
+}
+
+std::vector<std::uint8_t> workers_of(std::uint8_t scheduler) {
+  const SchedulerFunctions f = scheduler_functions();
+  std::uint8_t workers[RTE_CRYPTO_MAX_DEVS];
+  const int count = f.workers_get != nullptr ? f.workers_get(scheduler, workers) : 0;
+  return {workers, workers + std::max(count, 0)};
+}
+
+// The scheduler configures and starts its workers itself: a worker opened
+// on its own as well would be configured twice and fail the scheduler.
+void mark_scheduler_workers() {
+  for (std::uint8_t id = 0; id < RTE_CRYPTO_MAX_DEVS; ++id) {
     if (!rte_cryptodev_is_valid_dev(id)) continue;
     rte_cryptodev_info info{};
     rte_cryptodev_info_get(id, &info);
-    if (info.driver_name == nullptr || std::strcmp(info.driver_name, "crypto_scheduler") != 0)
-      continue;
-    std::uint8_t workers[RTE_CRYPTO_MAX_DEVS];
-    const int count = workers_get(id, workers);
-    for (int w = 0; w < count; ++w) devices[workers[w]].worker_of = id;
+    if (!is_scheduler(info)) continue;
+    for (std::uint8_t w : workers_of(id)) devices[w].worker_of = id;
   }
-  dlclose(scheduler);
+}
+
+// PMDs that compute in the caller's thread, inside its enqueue and dequeue
+// calls: they may be handed the caller's memory, which no one touches once
+// the burst has returned. Any other software PMD gets copies in its own
+// mbufs, so that a burst given up on (its deadline passed) leaves nothing
+// of the caller's in the device's hands.
+constexpr std::string_view kComputingInTheCaller[] = {
+    "crypto_aesni_mb", "crypto_aesni_gcm", "crypto_chacha20_poly1305", "crypto_kasumi",
+    "crypto_snow3g",   "crypto_zuc",       "crypto_openssl",           "crypto_null",
+    "crypto_armv8"};
+
+bool computes_in_the_caller(std::uint8_t id, int depth = 0) {
+  rte_cryptodev_info info{};
+  rte_cryptodev_info_get(id, &info);
+  if (info.driver_name == nullptr) return false;
+  if (is_scheduler(info)) {
+    // Round-robin, packet-size and fail-over modes call their workers in
+    // the caller's thread; the workers decide.
+    const SchedulerFunctions f = scheduler_functions();
+    const int mode = f.mode_get != nullptr ? f.mode_get(id) : -1;
+    if (depth > 0 || (mode != CDEV_SCHED_MODE_ROUNDROBIN && mode != CDEV_SCHED_MODE_PKT_SIZE_DISTR &&
+                      mode != CDEV_SCHED_MODE_FAILOVER))
+      return false;
+    const std::vector<std::uint8_t> workers = workers_of(id);
+    return !workers.empty() && std::all_of(workers.begin(), workers.end(), [&](std::uint8_t w) {
+      return computes_in_the_caller(w, depth + 1);
+    });
+  }
+  return std::any_of(std::begin(kComputingInTheCaller), std::end(kComputingInTheCaller),
+                     [&](std::string_view name) { return name == info.driver_name; });
 }
 
 void open(Device& device, std::uint8_t id) {
@@ -140,15 +193,46 @@ void open(Device& device, std::uint8_t id) {
          false);
     return;
   }
+  if (is_scheduler(info)) {
+    // In multi-core mode the scheduler runs requests on its own lcores
+    // through rings every queue pair shares: one thread's burst would take
+    // another's operations.
+    const SchedulerFunctions f = scheduler_functions();
+    const int mode = f.mode_get != nullptr ? f.mode_get(id) : -1;
+    if (mode == CDEV_SCHED_MODE_MULTICORE || mode == CDEV_SCHED_MODE_USERDEFINED) {
+      fail(device,
+           std::string("a scheduler in ") +
+               (mode == CDEV_SCHED_MODE_MULTICORE ? "multi-core" : "a user-defined") +
+               " mode, whose queue pairs are not each a thread's own (round-robin, "
+               "packet-size-distr and fail-over modes are)",
+           false);
+      return;
+    }
+  }
   if (eal_shared()) {
-    const char* bus_name = info.device != nullptr ? rte_dev_name(info.device) : d.name;
-    if (!added_for_us(bus_name) || rte_cryptodev_queue_pair_count(id) != 0) {
+    const auto ours = [](std::uint8_t dev) {
+      rte_cryptodev_info i{};
+      rte_cryptodev_info_get(dev, &i);
+      return i.device != nullptr && added_for_us(rte_dev_name(i.device));
+    };
+    if (!ours(id) || rte_cryptodev_queue_pair_count(id) != 0) {
       fail(device,
            "not cryptoaccel's: it was there before EAL was shared, made by whoever started it "
            "(the application, or another copy of cryptoaccel)",
            false);
       return;
     }
+    // A scheduler the arguments added may have taken the application's
+    // devices as its workers: starting it would configure them.
+    if (is_scheduler(info))
+      for (std::uint8_t w : workers_of(id))
+        if (!ours(w)) {
+          fail(device,
+               std::string("a scheduler over ") + rte_cryptodev_name_get(w) +
+                   ", which is not cryptoaccel's (EAL is shared): left unstarted",
+               false);
+          return;
+        }
   }
   device.features = info.feature_flags;
   device.virtual_addresses = rte_eal_iova_mode() == RTE_IOVA_VA;
@@ -158,9 +242,10 @@ void open(Device& device, std::uint8_t id) {
   const bool virtual_device =
       info.device != nullptr && std::strcmp(rte_bus_name(rte_dev_bus(info.device)), "vdev") == 0;
   d.hardware = !virtual_device || (info.feature_flags & RTE_CRYPTODEV_FF_HW_ACCELERATED) != 0;
-  // A device that reads memory with the CPU can be handed the caller's
-  // buffers; one that DMAs needs memory DPDK knows the IOVA of.
-  d.by_reference = !d.hardware;
+  // A device that reads memory with the CPU in the caller's own calls can
+  // be handed the caller's buffers; one that DMAs needs memory DPDK knows
+  // the IOVA of, and one that works on its own cores copies.
+  d.by_reference = !d.hardware && computes_in_the_caller(id);
   d.max_request = d.by_reference ? kReferenceMaxRequest : kCopyMaxRequest;
   // DPDK 22.11's virtio PMD refuses a request longer than a default mbuf's
   // buffer (RTE_MBUF_DEFAULT_BUF_SIZE, 2176 bytes), and keeps one of its
@@ -220,6 +305,9 @@ Device* open_device(int id) {
   if (device.opened.load(std::memory_order_acquire)) return &device;
   if (!rte_cryptodev_is_valid_dev(static_cast<std::uint8_t>(id))) return nullptr;
   const std::lock_guard lock(open_mutex);
+  // Asking a scheduler for its workers attaches those of its arguments,
+  // which it logs: the backend's log, not the application's.
+  const DpdkLogKept kept;
   static bool workers_marked = false;
   if (!workers_marked) {
     workers_marked = true;

@@ -221,9 +221,10 @@ int start_once(int argc, char** argv) {
   const std::string said = start_lines_text();
 
   if (parsed < 0 && error == EALREADY) {
-    rte_openlog_stream(application_log);
     shared.store(true, std::memory_order_relaxed);
+    // What the PMDs say of the devices added goes to the kept log too.
     const std::string failures = add_named_devices();
+    rte_openlog_stream(application_log);
     outcome_message =
         "EAL was already running in this process (started by the application, or another copy "
         "of cryptoaccel): shared; its devices are left to it, and those these arguments name "
@@ -283,6 +284,16 @@ void forget_dpdk_log() {
 std::string last_dpdk_log_line() {
   const std::lock_guard lock(log_mutex);
   return log_line.empty() ? last_log_line : log_line;
+}
+
+DpdkLogKept::DpdkLogKept() {
+  if (!eal_shared()) return;  // the log is the backend's already
+  application_ = rte_log_get_stream();
+  keep_dpdk_log();
+}
+
+DpdkLogKept::~DpdkLogKept() {
+  if (application_ != nullptr) rte_openlog_stream(application_);
 }
 
 bool eal_shared() noexcept {

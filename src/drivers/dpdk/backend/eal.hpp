@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,21 @@ void forget_dpdk_log();
 // devices added for the backend's arguments are its to use.
 bool eal_shared() noexcept;
 bool added_for_us(std::string_view device);
+
+// While one lives, DPDK's log is kept (not printed) even where EAL is
+// shared, whose log is otherwise the application's: what a PMD says of a
+// device the backend opens is the backend's. Another thread's DPDK lines
+// in that moment are kept with it.
+class DpdkLogKept {
+ public:
+  DpdkLogKept();
+  ~DpdkLogKept();
+  DpdkLogKept(const DpdkLogKept&) = delete;
+  DpdkLogKept& operator=(const DpdkLogKept&) = delete;
+
+ private:
+  FILE* application_ = nullptr;
+};
 
 // Did this process start (or share) the EAL? False in a child after fork():
 // DPDK's threads and devices stay with the parent.

@@ -42,6 +42,10 @@ QueuePair* QueuePairPool::take() noexcept {
   // given back by a thread that sees the count and wakes this one (both
   // sequentially consistent, so one of the two sees the other).
   waiters_.fetch_add(1, std::memory_order_seq_cst);
+  // try_take()'s loads are relaxed: the fence orders them after the count,
+  // so that on a weakly ordered CPU too a pair given back after them is
+  // given back by a thread that sees the count.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   QueuePair* pair = nullptr;
   while ((pair = try_take()) == nullptr && !all_retired()) returned_.wait(lock);
   waiters_.fetch_sub(1, std::memory_order_relaxed);

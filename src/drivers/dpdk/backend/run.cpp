@@ -317,12 +317,15 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
              back[k]->status == RTE_CRYPTO_OP_STATUS_SUCCESS)
         ++k;
       finished |= bits(done, k);
-      completed += k;
     }
+    std::size_t ours = k;
     for (; k < n; ++k)
-      completed += finish(device, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
-    done += n;
-    if (n != 0) {
+      ours += finish(device, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
+    // An operation that is none of this burst's (a device whose queue pairs
+    // share rings would hand one over) does not count as one of its own.
+    completed += ours;
+    done += ours;
+    if (ours != 0) {
       idle = 0;
       continue;
     }

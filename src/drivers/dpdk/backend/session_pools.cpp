@@ -13,7 +13,6 @@ rte_mempool* SessionPools::add_pool() {
       socket_);
   if (pool == nullptr) return nullptr;
   pools_.push_back(pool);
-  newest_.store(pool, std::memory_order_release);
   return pool;
 }
 
@@ -25,18 +24,16 @@ bool SessionPools::start(std::uint8_t device, int socket) {
 }
 
 void* SessionPools::create(rte_crypto_sym_xform& xform, std::string& why) {
-  if (rte_mempool* newest = newest_.load(std::memory_order_acquire)) {
-    if (void* s = rte_cryptodev_sym_session_create(device_, &xform, newest)) return s;
+  const std::lock_guard lock(mutex_);
+  // The newest pool first; an older one may have room again (sessions go
+  // back to the pool they came from); else another pool.
+  for (auto it = pools_.rbegin(); it != pools_.rend(); ++it) {
+    if (void* s = rte_cryptodev_sym_session_create(device_, &xform, *it)) return s;
     if (rte_errno != ENOMEM) {
       why = std::string("rte_cryptodev_sym_session_create: ") + rte_strerror(rte_errno);
       return nullptr;
     }
   }
-  // The newest pool is full: an older one may have room again (sessions
-  // go back to the pool they came from), else another pool.
-  const std::lock_guard lock(mutex_);
-  for (auto it = pools_.rbegin(); it != pools_.rend(); ++it)
-    if (void* s = rte_cryptodev_sym_session_create(device_, &xform, *it)) return s;
   rte_mempool* grown = add_pool();
   if (grown == nullptr) {
     why = "out of DPDK memory for sessions (" +
@@ -47,6 +44,11 @@ void* SessionPools::create(rte_crypto_sym_xform& xform, std::string& why) {
   if (void* s = rte_cryptodev_sym_session_create(device_, &xform, grown)) return s;
   why = std::string("rte_cryptodev_sym_session_create: ") + rte_strerror(rte_errno);
   return nullptr;
+}
+
+void SessionPools::free(void* session) {
+  const std::lock_guard lock(mutex_);
+  rte_cryptodev_sym_session_free(device_, session);
 }
 
 }  // namespace cryptoaccel::dpdk_backend

@@ -3,9 +3,14 @@
 // connection), so a fixed pool would refuse the thousandth connection; a
 // full pool is followed by another of the same size, for as long as EAL's
 // memory (-m, or the hugepages) lasts.
+//
+// Sessions are made and freed under a mutex that sleeps: DPDK's mempool
+// rings and its heap spin on one another's progress, which a thread that
+// is no EAL lcore may lose to preemption (with more threads than CPUs,
+// batches stalled for seconds behind a preempted thread's half-made
+// session).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -29,15 +34,15 @@ class SessionPools {
   // A session of `xform` on the device; null with `why` set when none can
   // be had (`why` names EAL's memory when the pools can grow no more).
   void* create(rte_crypto_sym_xform& xform, std::string& why);
+  void free(void* session);
 
  private:
   rte_mempool* add_pool();
 
   std::uint8_t device_ = 0;
   int socket_ = 0;
-  std::mutex mutex_;  // guards pools_ growing
+  std::mutex mutex_;
   std::vector<rte_mempool*> pools_;
-  std::atomic<rte_mempool*> newest_{nullptr};
 };
 
 }  // namespace cryptoaccel::dpdk_backend
