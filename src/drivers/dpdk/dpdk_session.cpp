@@ -147,6 +147,66 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
   return ErrorCode::ok;
 }
 
+// Jobs for the requests of `batch` from `next` on, up to a burst: the loop
+// that is the framework's whole cost per request, specialised on the
+// algorithm's kind (a flag per kind tested per request kept the compiler
+// short of registers).
+template <AlgorithmKind kKind>
+std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, void* pair,
+                                 ca_dpdk_job* jobs, Request** owners) {
+  constexpr bool aead = kKind == AlgorithmKind::aead;
+  constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
+  // In locals: a job's session pointer, stored per request, could be the
+  // member's for all the compiler knows.
+  std::uint64_t last_low = last_low_, last_high = last_high_;
+  void* last_session = last_session_;
+  std::size_t count = 0;
+  for (; next < batch.size() && count < CA_DPDK_MAX_BURST; ++next) {
+    Request& r = batch[next];
+    if (kKind == AlgorithmKind::mac && r.in.empty()) {
+      r.status = empty_message_mac(pair, r.out);
+      continue;
+    }
+    const auto direction = static_cast<std::uint32_t>(direction_of(r.op));
+    const auto iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size());
+    const auto digest_length =
+        static_cast<std::uint32_t>(aead ? r.tag.size() : hashes ? r.out.size() : 0);
+    const auto aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0);
+    // The shape packed into two integers, compared in registers with the
+    // previous request's (a struct compare made GCC store two halves and
+    // load one whole, a store-forwarding stall per request).
+    const std::uint64_t low = std::uint64_t{direction} << 32 | iv_length;
+    const std::uint64_t high = std::uint64_t{digest_length} << 32 | aad_length;
+    if (low != last_low || high != last_high || last_session == nullptr) {
+      ErrorCode why = ErrorCode::ok;
+      last_session = session_for({.direction = static_cast<int>(direction),
+                                   .iv_length = iv_length,
+                                   .digest_length = digest_length,
+                                   .aad_length = aad_length},
+                                  why);
+      if (last_session == nullptr) {
+        r.status = why;
+        continue;
+      }
+      last_low = low;
+      last_high = high;
+    }
+    jobs[count] = ca_dpdk_job{.session = last_session,
+                              .iv = hashes ? nullptr : r.iv.data(),
+                              .aad = aead ? r.aad.data() : nullptr,
+                              .in = r.in.data(),
+                              .out = hashes ? nullptr : r.out.data(),
+                              .digest = hashes ? r.out.data() : aead ? r.tag.data() : nullptr,
+                              .length = static_cast<std::uint32_t>(r.in.size()),
+                              .status = CA_DPDK_OK};
+    owners[count++] = &r;
+  }
+  last_low_ = last_low;
+  last_high_ = last_high;
+  last_session_ = last_session;
+  return count;
+}
+
 std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
   // A thread cancelled while it waits for a queue pair waits until it has
   // one (the backend defers cancellation there): process() is noexcept.
@@ -157,57 +217,26 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
   }
   std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
   std::array<Request*, CA_DPDK_MAX_BURST> owners;
-  // The kind, decided once per batch: the loop below is the framework's
-  // whole cost per request, a few nanoseconds.
-  const AlgorithmKind kind = algorithm_.kind;
-  const bool aead = kind == AlgorithmKind::aead;
-  const bool hashes = kind == AlgorithmKind::digest || kind == AlgorithmKind::mac;
-  const bool mac = kind == AlgorithmKind::mac;
-  // A batch's requests mostly share one shape: its session is looked up
-  // once, not per request. The previous shape's lengths are packed into
-  // two integers, compared in registers (a struct compare made GCC store
-  // two halves and load one whole, a store-forwarding stall per request).
-  std::uint64_t last_low = last_low_, last_high = last_high_;
-  void* last_session = last_session_;
   std::size_t next = 0;
   while (next < batch.size()) {
+    // The kind, decided once per burst.
     std::size_t count = 0;
-    for (; next < batch.size() && count < jobs.size(); ++next) {
-      Request& r = batch[next];
-      if (mac && r.in.empty()) {
-        r.status = empty_message_mac(pair, r.out);
-        continue;
-      }
-      const auto direction = static_cast<std::uint32_t>(direction_of(r.op));
-      const auto iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size());
-      const auto digest_length =
-          static_cast<std::uint32_t>(aead ? r.tag.size() : hashes ? r.out.size() : 0);
-      const auto aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0);
-      const std::uint64_t low = std::uint64_t{direction} << 32 | iv_length;
-      const std::uint64_t high = std::uint64_t{digest_length} << 32 | aad_length;
-      if (low != last_low || high != last_high || last_session == nullptr) {
-        ErrorCode why = ErrorCode::ok;
-        last_session = session_for({.direction = static_cast<int>(direction),
-                                    .iv_length = iv_length,
-                                    .digest_length = digest_length,
-                                    .aad_length = aad_length},
-                                   why);
-        if (last_session == nullptr) {
-          r.status = why;
-          continue;
-        }
-        last_low = low;
-        last_high = high;
-      }
-      jobs[count] = ca_dpdk_job{.session = last_session,
-                                .iv = r.iv.data(),
-                                .aad = r.aad.data(),
-                                .in = r.in.data(),
-                                .out = hashes ? nullptr : r.out.data(),
-                                .digest = hashes ? r.out.data() : r.tag.data(),
-                                .length = static_cast<std::uint32_t>(r.in.size()),
-                                .status = CA_DPDK_OK};
-      owners[count++] = &r;
+    switch (algorithm_.kind) {
+      case AlgorithmKind::cipher:
+        count = collect<AlgorithmKind::cipher>(batch, next, pair, jobs.data(), owners.data());
+        break;
+      case AlgorithmKind::aead:
+        count = collect<AlgorithmKind::aead>(batch, next, pair, jobs.data(), owners.data());
+        break;
+      case AlgorithmKind::digest:
+        count = collect<AlgorithmKind::digest>(batch, next, pair, jobs.data(), owners.data());
+        break;
+      case AlgorithmKind::mac:
+        count = collect<AlgorithmKind::mac>(batch, next, pair, jobs.data(), owners.data());
+        break;
+      case AlgorithmKind::public_key:
+        for (; next < batch.size(); ++next) batch[next].status = ErrorCode::unsupported;
+        break;
     }
     if (count != 0) {
       if (backend_.run(pair, jobs.data(), count, kBurstDeadlineNs) == count)
@@ -218,14 +247,10 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
     if (!evicted_.empty()) {
       for (void* handle : evicted_) backend_.session_free(device_, handle);
       evicted_.clear();
-      last_session = nullptr;  // it may have been one of them
+      last_session_ = nullptr;  // it may have been one of them
     }
   }
   backend_.queue_pair_release(pair);
-  // The next batch most likely has the same shape again.
-  last_low_ = last_low;
-  last_high_ = last_high;
-  last_session_ = last_session;
   return batch.size();
 }
 

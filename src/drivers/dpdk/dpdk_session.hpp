@@ -37,6 +37,9 @@ class DpdkSession final : public DriverSession {
   // and lengths), made on first use; null with `why` set
   // when there is none.
   void* session_for(const Shape& wanted, ErrorCode& why);
+  template <AlgorithmKind kKind>
+  std::size_t collect(std::span<Request> batch, std::size_t& next, void* pair, ca_dpdk_job* jobs,
+                      Request** owners);
   // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
   ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
   // One plain digest of `in` on `pair` with `session`.
@@ -50,7 +53,7 @@ class DpdkSession final : public DriverSession {
   ca_dpdk_capability offered_;
   SecretBytes key_;  // DPDK sessions are made lazily, per shape
   std::vector<Shape> shapes_;
-  // The shape of the last request served, packed as process() compares
+  // The shape of the last request served, packed as collect() compares
   // it, and its DPDK session (null: none).
   std::uint64_t last_low_ = 0, last_high_ = 0;
   void* last_session_ = nullptr;
