@@ -131,9 +131,9 @@ inline bool covers(const Capability& capability, const Request& request) noexcep
 }
 
 // Does `capability` cover every request of its algorithm that passed
-// check_request, up to its max_request? Then a batch's requests need only
-// their sizes compared: at 64 bytes the full check per request cost a
-// multi-buffer burst of 16 several per cent.
+// check_request, up to its max_request and max_aad? Then a batch's requests
+// need only those two lengths compared: at 64 bytes the full check per
+// request cost a multi-buffer burst of 16 several per cent.
 inline bool covers_every_checked(const Capability& capability, const Algorithm& a) noexcept {
   const auto within = [](SizeRange inner, SizeRange outer) {
     return inner.min >= outer.min && inner.max <= outer.max;
@@ -142,7 +142,7 @@ inline bool covers_every_checked(const Capability& capability, const Algorithm& 
       capability.input_multiple == 1 ||
       (a.kind == AlgorithmKind::cipher && a.input_multiple % capability.input_multiple == 0);
   return multiple_kept && capability.operations == kEveryOperation &&
-         capability.max_aad == kAnyLength && within(a.iv_sizes, capability.iv_sizes) &&
+         within(a.iv_sizes, capability.iv_sizes) &&
          (a.kind != AlgorithmKind::aead || within(a.tag_sizes, capability.tag_sizes));
 }
 

@@ -188,7 +188,9 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
     } else if (covers_every_checked(capability, algorithm_)) {
       const std::size_t most = std::min(batch.size(), i + depth);
       const SizeRange taken{same_order.min, std::min(same_order.max, capability.max_request)};
-      while (end < most && taken.contains(batch[end].in.size())) ++end;
+      const std::size_t max_aad = capability.max_aad;
+      while (end < most && taken.contains(batch[end].in.size()) && batch[end].aad.size() <= max_aad)
+        ++end;
     } else {
       while (end < batch.size() && end - i < depth && same_order.contains(batch[end].in.size()) &&
              covers(capability, batch[end]))
