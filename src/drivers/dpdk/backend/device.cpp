@@ -71,7 +71,7 @@ void prepare(const Device& device, QueuePair& pair) {
     op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
     op->sess_type = RTE_CRYPTO_OP_WITH_SESSION;
     std::memset(static_cast<void*>(op->sym), 0, sizeof *op->sym);
-    pair.filled_as[i] = -1;
+    pair.filled_as[i] = QueuePair::kNoKindYet;
     pair.fresh_op_word = op->raw;
     *rte_crypto_op_ctod_offset(op, std::uint32_t*, kIndexOffset) = static_cast<std::uint32_t>(i);
     if (!device.description.by_reference) continue;

@@ -48,6 +48,12 @@ struct QueuePair {
   // The kind of transform each operation was last filled for: an operation
   // filled for the same kind again has every other field still zero.
   int filled_as[CA_DPDK_MAX_BURST] = {};
+  // The one kind any operation of the pair has been filled for (an
+  // operation never filled is all zero, good for any kind): while there is
+  // one, no operation needs its other kind's fields zeroed, nor checking.
+  // kNoKindYet before the first burst, kMixedKinds once a second kind came.
+  int only_kind = kNoKindYet;
+  static constexpr int kNoKindYet = -1, kMixedKinds = -2;
   // An operation's first word as a burst sets it: symmetric, not processed,
   // with a session.
   std::uint64_t fresh_op_word = 0;

@@ -98,7 +98,7 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
   // Every field, also those of the other kinds, since a PMD reads some of
   // a cipher operation's auth fields (the out-of-place copy of aesni_mb):
   // zeroed whenever the kind changes, and otherwise still zero.
-  if (pair.filled_as[i] != kType) {
+  if (pair.only_kind == QueuePair::kMixedKinds && pair.filled_as[i] != kType) {
     std::memset(static_cast<void*>(sym), 0, sizeof *sym);
     pair.filled_as[i] = kType;
   }
@@ -174,6 +174,10 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
 template <rte_crypto_sym_xform_type kType, bool kByReference>
 void fill_run(const BurstSetting& b, const Session& session, QueuePair& pair,
               const ca_dpdk_job* jobs, std::size_t from, std::size_t to) {
+  if (pair.only_kind == QueuePair::kNoKindYet) pair.only_kind = kType;
+  // A second kind: from now on each operation remembers its own (the ones
+  // filled before are taken for any kind, and zeroed once more).
+  if (pair.only_kind != kType) pair.only_kind = QueuePair::kMixedKinds;
   for (std::size_t i = from; i < to; ++i) fill<kType, kByReference>(b, session, pair, i, jobs[i]);
 }
 
