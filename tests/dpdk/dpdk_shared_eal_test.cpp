@@ -27,17 +27,31 @@ bool has_note(const Framework& f, std::string_view text) {
   return false;
 }
 
-TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
+// What the application does first: EAL started with its own device,
+// crypto_aesni_mb0, and its DPDK log pointed at a file of its own.
+struct Application {
+  FILE* log = nullptr;
+  int device = -1;
+};
+
+Application start_application_eal() {
   char a0[] = "app", a1[] = "--no-huge", a2[] = "-m", a3[] = "256", a4[] = "--no-shconf",
        a5[] = "--no-pci", a6[] = "--vdev", a7[] = "crypto_aesni_mb0", a8[] = "-l", a9[] = "0",
-       a10[] = "--no-telemetry", a11[] = "--log-level=error";
-  char* argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, nullptr};
-  ASSERT_GE(rte_eal_init(12, argv), 0);
-  FILE* application_log = tmpfile();
-  ASSERT_NE(application_log, nullptr);
-  ASSERT_EQ(rte_openlog_stream(application_log), 0);
-  const int application_device = rte_cryptodev_get_dev_id("crypto_aesni_mb0");
-  ASSERT_GE(application_device, 0);
+       a10[] = "--no-telemetry";
+  char* argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, nullptr};
+  Application app;
+  if (rte_eal_init(11, argv) < 0) return app;
+  app.log = tmpfile();
+  if (app.log == nullptr || rte_openlog_stream(app.log) != 0) return app;
+  app.device = rte_cryptodev_get_dev_id("crypto_aesni_mb0");
+  return app;
+}
+
+TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
+  const Application app = start_application_eal();
+  ASSERT_GE(app.device, 0) << "the application could not start EAL";
+  FILE* const application_log = app.log;
+  const int application_device = app.device;
 
   const Framework framework(FrameworkOptions{
       .family_settings = {{"dpdk", "--no-huge -m 256 --vdev crypto_openssl0 --vdev crypto_aesni_mb0"}}});
@@ -65,16 +79,10 @@ TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
 // (whose own configure then fails), so it is left unstarted, and nothing
 // the PMDs say of it reaches the application's log.
 TEST(DpdkSharedEal, ASchedulerOverTheApplicationsDeviceIsLeftUnstarted) {
-  char a0[] = "app", a1[] = "--no-huge", a2[] = "-m", a3[] = "256", a4[] = "--no-shconf",
-       a5[] = "--no-pci", a6[] = "--vdev", a7[] = "crypto_aesni_mb0", a8[] = "-l", a9[] = "0",
-       a10[] = "--no-telemetry";
-  char* argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, nullptr};
-  ASSERT_GE(rte_eal_init(11, argv), 0);
-  FILE* application_log = tmpfile();
-  ASSERT_NE(application_log, nullptr);
-  ASSERT_EQ(rte_openlog_stream(application_log), 0);
-  const int application_device = rte_cryptodev_get_dev_id("crypto_aesni_mb0");
-  ASSERT_GE(application_device, 0);
+  const Application app = start_application_eal();
+  ASSERT_GE(app.device, 0) << "the application could not start EAL";
+  FILE* const application_log = app.log;
+  const int application_device = app.device;
 
   const Framework framework(FrameworkOptions{
       .family_settings = {{"dpdk",
