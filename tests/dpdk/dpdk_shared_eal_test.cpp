@@ -47,6 +47,14 @@ Application start_application_eal() {
   return app;
 }
 
+// The application configures its own device, as it planned to.
+int configure_as_the_application(int device) {
+  rte_cryptodev_config config{};
+  config.socket_id = SOCKET_ID_ANY;
+  config.nb_queue_pairs = 1;
+  return rte_cryptodev_configure(static_cast<std::uint8_t>(device), &config);
+}
+
 TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
   const Application app = start_application_eal();
   ASSERT_GE(app.device, 0) << "the application could not start EAL";
@@ -68,10 +76,7 @@ TEST(DpdkSharedEal, TheApplicationKeepsItsLogAndItsDevices) {
   EXPECT_TRUE(added);
   EXPECT_EQ(rte_log_get_stream(), application_log) << "cryptoaccel took the application's log";
 
-  rte_cryptodev_config config{};
-  config.socket_id = SOCKET_ID_ANY;
-  config.nb_queue_pairs = 1;
-  EXPECT_EQ(rte_cryptodev_configure(static_cast<std::uint8_t>(application_device), &config), 0);
+  EXPECT_EQ(configure_as_the_application(application_device), 0);
 }
 
 // A scheduler the driver's arguments add, over a device of the
@@ -91,10 +96,7 @@ TEST(DpdkSharedEal, ASchedulerOverTheApplicationsDeviceIsLeftUnstarted) {
   EXPECT_TRUE(has_note(framework, "crypto_scheduler0 gave no instance: a scheduler over "
                                   "crypto_aesni_mb0, which is not cryptoaccel's"));
   EXPECT_EQ(rte_cryptodev_queue_pair_count(static_cast<std::uint8_t>(application_device)), 0);
-  rte_cryptodev_config config{};
-  config.socket_id = SOCKET_ID_ANY;
-  config.nb_queue_pairs = 1;
-  EXPECT_EQ(rte_cryptodev_configure(static_cast<std::uint8_t>(application_device), &config), 0);
+  EXPECT_EQ(configure_as_the_application(application_device), 0);
   std::fflush(application_log);
   EXPECT_EQ(std::ftell(application_log), 0) << "the PMDs' lines reached the application's log";
 }
