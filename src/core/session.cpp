@@ -32,8 +32,10 @@ std::string_view Session::last_driver() const noexcept {
 
 std::size_t Session::process(std::span<Request> batch) noexcept {
   const Algorithm& a = *algorithm_;
-  if (detail::check_batch(a, batch) == 0) {
-    if (core_->run_batch(batch, nullptr, nullptr, nullptr) == batch.size()) return batch.size();
+  detail::BatchSummary checked;
+  if (detail::check_batch(a, batch, checked) == 0) {
+    if (core_->run_batch(batch, nullptr, nullptr, nullptr, &checked) == batch.size())
+      return batch.size();
   } else {
     // Requests that failed the checks are complete; the runs of valid ones
     // between them go to the dispatcher in the caller's order.

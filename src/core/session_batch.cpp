@@ -7,7 +7,21 @@
 #include <algorithm>
 #include <limits>
 
+#include "request_check.hpp"
+
 namespace cryptoaccel::detail {
+namespace {
+
+// Does `capability` cover every request of `batch`, as check_batch
+// summarised it (covers(), on the first request and the range of inputs)?
+bool covers_all(const Capability& capability, std::span<const Request> batch,
+                const BatchSummary& summary) noexcept {
+  return summary.uniform && summary.largest_input <= capability.max_request &&
+         (summary.input_bits & (capability.input_multiple - 1)) == 0 &&
+         covers(capability, batch.front());
+}
+
+}  // namespace
 
 RegisteredDriver* SessionCore::first_choice(const Request& request, const RegisteredDriver* avoid,
                                             DriverSession*& session) noexcept {
@@ -122,7 +136,8 @@ RegisteredDriver* SessionCore::run_alone(Request& request, const RegisteredDrive
 }
 
 std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& session,
-                                       std::span<Request> run, Watch* watch) noexcept {
+                                       std::span<Request> run, Watch* watch,
+                                       bool uniform) noexcept {
   last_session_ = nullptr;  // batches never continue a stream
   // The load the dispatcher spreads over equivalent hardware; software's
   // is never weighed, and three atomic adds would cost a multi-buffer
@@ -142,7 +157,7 @@ std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& 
   std::size_t done = 0;
   {
     const InFlightCount in_flight(driver, static_cast<std::uint32_t>(run.size()));
-    done = session.process(run);
+    done = uniform ? session.process_uniform(run) : session.process(run);
   }
   if (watch != nullptr) {
     watch->driver.store(nullptr, std::memory_order_release);
@@ -153,7 +168,8 @@ std::size_t SessionCore::send_together(RegisteredDriver& driver, DriverSession& 
 }
 
 std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDriver* avoid,
-                                   Watch* watch, RegisteredDriver** served) noexcept {
+                                   Watch* watch, RegisteredDriver** served,
+                                   const BatchSummary* checked) noexcept {
   const auto record_server = [served](std::size_t i, RegisteredDriver* d) {
     if (served != nullptr) served[i] = d;
   };
@@ -183,7 +199,15 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
         pinned_ != nullptr ? SizeRange{0, std::numeric_limits<std::size_t>::max()}
                            : framework_.dispatcher.same_order(algorithm_.id, batch[i].in.size());
     std::size_t end = i + std::max<std::size_t>(counted, 1);
-    if (counted != 0) {
+    // The whole batch is one run when its summary (check_batch's) shows
+    // that the driver takes every request of it: no second look at each.
+    const bool whole = counted == 0 && checked != nullptr && i == 0 && depth >= batch.size() &&
+                       same_order.contains(checked->smallest_input) &&
+                       same_order.contains(checked->largest_input) &&
+                       covers_all(capability, batch, *checked);
+    if (whole) {
+      end = batch.size();
+    } else if (counted != 0) {
       // deeper_choice measured the run already
     } else if (covers_every_checked(capability, algorithm_)) {
       const std::size_t most = std::min(batch.size(), i + depth);
@@ -197,15 +221,18 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
         ++end;
     }
     const std::span<Request> run = batch.subspan(i, end - i);
-    const std::size_t done = send_together(*driver, *session, run, watch);
+    const std::size_t done = send_together(*driver, *session, run, watch, whole);
     // The common case, in one pass that stops at the first exception: the
     // driver ran every request and each succeeded. (A pass counting every
     // status without branches was vectorised by GCC into gathers that cost
     // more than the loop it replaced.)
     std::size_t failed = run.size() - done, ok_here = 0;
+    while (ok_here < done && run[ok_here].status == ErrorCode::ok) ++ok_here;
     std::uint64_t bytes_here = 0;
-    while (ok_here < done && run[ok_here].status == ErrorCode::ok)
-      bytes_here += run[ok_here++].in.size();
+    if (whole && ok_here == run.size())
+      bytes_here = checked->input_bytes;
+    else
+      for (std::size_t k = 0; k < ok_here; ++k) bytes_here += run[k].in.size();
     for (std::size_t k = ok_here; k < done; ++k) {
       failed += run[k].status == ErrorCode::driver_failure;
       ok_here += run[k].status == ErrorCode::ok;

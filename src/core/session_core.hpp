@@ -20,6 +20,8 @@ inline bool overlaps(const Request& r) noexcept {
          r.in.data() < r.out.data() + r.out.size();
 }
 
+struct BatchSummary;  // request_check.hpp
+
 class SessionCore {
  public:
   SessionCore(const Algorithm& algorithm, Bytes key, const SessionOptions& options);
@@ -85,10 +87,11 @@ class SessionCore {
   void flush_started() noexcept;
 
   // Every request arrives with `continues` false and status ok (the batch
-  // API's checks set them; drivers write only failures). Returns how many
-  // requests completed ok.
+  // API's checks set them; drivers write only failures). `checked`, when
+  // given, summarises exactly these requests (check_batch). Returns how
+  // many requests completed ok.
   std::size_t run_batch(std::span<Request> batch, const RegisteredDriver* avoid, Watch* watch,
-                        RegisteredDriver** served) noexcept;
+                        RegisteredDriver** served, const BatchSummary* checked = nullptr) noexcept;
 
   struct Stream {
     std::unique_ptr<DigestStream> stream;
@@ -115,7 +118,7 @@ class SessionCore {
   RegisteredDriver* first_choice(const Request& request, const RegisteredDriver* avoid,
                                  DriverSession*& session) noexcept;
   std::size_t send_together(RegisteredDriver& driver, DriverSession& session,
-                            std::span<Request> run, Watch* watch) noexcept;
+                            std::span<Request> run, Watch* watch, bool uniform = false) noexcept;
   RegisteredDriver* run_alone(Request& request, const RegisteredDriver* avoid) noexcept;
   // A driver that gathers, where the batch from `i` on is deep enough for it
   // to beat `first` (Dispatcher::gather), with `depth` the requests from `i`

@@ -101,6 +101,12 @@ class DriverSession {
   // framework wipes the output.
   virtual std::size_t process(std::span<Request> batch) noexcept = 0;
 
+  // process() for a batch whose requests all have the first one's shape:
+  // its operation and the lengths of its IV, tag and AAD (a digest's, its
+  // output's too), as the framework found when it checked them. A driver
+  // may then decide once per batch what depends on those alone.
+  virtual std::size_t process_uniform(std::span<Request> batch) noexcept { return process(batch); }
+
   // One request, completed on return with its status set: the hot path of a
   // stream, which a driver may override to skip the batch loop (at 16 bytes
   // the loop's prologue and epilogue cost a measurable share of a request).
