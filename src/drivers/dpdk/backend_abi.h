@@ -87,7 +87,6 @@ struct ca_dpdk_session_params {
  * on decrypt). Digests and MACs: `length` bytes of `in`, the digest into
  * `digest`. */
 struct ca_dpdk_job {
-  void* session;
   const uint8_t* iv;
   const uint8_t* aad;
   const uint8_t* in;
@@ -100,8 +99,8 @@ struct ca_dpdk_job {
 enum ca_dpdk_status {
   CA_DPDK_OK,
   CA_DPDK_AUTH_FAILED,
-  CA_DPDK_FAILED,    /* the device failed the operation */
-  CA_DPDK_TIMED_OUT  /* not completed in time: the queue pair is retired */
+  CA_DPDK_FAILED,   /* the device failed the operation */
+  CA_DPDK_TIMED_OUT /* not completed in time: the queue pair is retired */
 };
 
 struct ca_dpdk_backend {
@@ -131,12 +130,13 @@ struct ca_dpdk_backend {
    * when all are in use; null when the device is gone. */
   void* (*queue_pair_acquire)(int id);
   void (*queue_pair_release)(void* queue_pair);
-  /* Runs `count` jobs (at most the depth the backend set up: 64) as one
-   * burst and waits up to `deadline_ns` for them all. The jobs arrive with
-   * the status CA_DPDK_OK, which run() leaves on those that succeeded (no
-   * store per job in the common case) and replaces on the others. Returns
-   * how many succeeded. */
-  size_t (*run)(void* queue_pair, struct ca_dpdk_job* jobs, size_t count, uint64_t deadline_ns);
+  /* Runs `count` jobs (at most the depth the backend set up: 64), all of
+   * `session`, as one burst and waits up to `deadline_ns` for them all.
+   * The jobs arrive with the status CA_DPDK_OK, which run() leaves on
+   * those that succeeded (no store per job in the common case) and
+   * replaces on the others. Returns how many succeeded. */
+  size_t (*run)(void* queue_pair, void* session, struct ca_dpdk_job* jobs, size_t count,
+                uint64_t deadline_ns);
 };
 
 #define CA_DPDK_MAX_BURST 64

@@ -40,6 +40,22 @@ ErrorCode status_of(int status) {
   }
 }
 
+// A request as a job of its burst.
+template <AlgorithmKind kKind>
+ca_dpdk_job job_of(const Request& r) {
+  constexpr bool aead = kKind == AlgorithmKind::aead;
+  constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
+  return ca_dpdk_job{.iv = hashes ? nullptr : r.iv.data(),
+                     .aad = aead ? r.aad.data() : nullptr,
+                     .in = r.in.data(),
+                     .out = hashes ? nullptr : r.out.data(),
+                     .digest = hashes ? r.out.data()
+                               : aead ? r.tag.data()
+                                      : nullptr,
+                     .length = static_cast<std::uint32_t>(r.in.size()),
+                     .status = CA_DPDK_OK};
+}
+
 }  // namespace
 
 DpdkSession::DpdkSession(const ca_dpdk_backend& backend, int device, const Algorithm& algorithm,
@@ -100,12 +116,11 @@ void* DpdkSession::session_for(const Shape& wanted, ErrorCode& why) {
 
 bool DpdkSession::plain_digest(void* pair, void* session, std::span<const std::uint8_t> in,
                                std::span<std::uint8_t> out) {
-  ca_dpdk_job job{.session = session,
-                  .in = in.data(),
+  ca_dpdk_job job{.in = in.data(),
                   .digest = out.data(),
                   .length = static_cast<std::uint32_t>(in.size()),
                   .status = CA_DPDK_OK};
-  return backend_.run(pair, &job, 1, kBurstDeadlineNs) == 1;
+  return backend_.run(pair, session, &job, 1, kBurstDeadlineNs) == 1;
 }
 
 // libipsec-mb (the aesni_mb PMD) takes no empty message to MAC: it reports
@@ -150,27 +165,43 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
 // Jobs for the requests of `batch` from `next` on, up to a burst: the loop
 // that is the framework's whole cost per request, specialised on the
 // algorithm's kind (a flag per kind tested per request kept the compiler
-// short of registers).
-template <AlgorithmKind kKind>
+// short of registers). A burst is of one DPDK session (`session`), and its
+// jobs are the requests batch[next - count, next) with no gap: a request
+// of another shape ends the burst before it, as does one that becomes no
+// job (an empty message's MAC, a shape the device declines), which is
+// settled alone when it comes first. `arrived` gathers the statuses the
+// jobs' requests arrived with (ErrorCode::ok is 0), so that a burst that
+// succeeds whole stores nothing into requests that already say ok. In a
+// uniform batch (kUniform: process_uniform()), only a burst's first
+// request is looked at for its shape.
+template <AlgorithmKind kKind, bool kUniform>
 std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, void* pair,
-                                 ca_dpdk_job* jobs, Request** owners) {
+                                 ca_dpdk_job* jobs, void*& session, unsigned& arrived) {
   constexpr bool aead = kKind == AlgorithmKind::aead;
   constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
   // In locals: a job's session pointer, stored per request, could be the
   // member's for all the compiler knows.
   std::uint64_t last_low = last_low_, last_high = last_high_;
   void* last_session = last_session_;
+  unsigned statuses = 0;
   std::size_t count = 0;
   for (; next < batch.size() && count < CA_DPDK_MAX_BURST; ++next) {
     Request& r = batch[next];
     if (kKind == AlgorithmKind::mac && r.in.empty()) {
+      if (count != 0) break;
       r.status = empty_message_mac(pair, r.out);
+      continue;
+    }
+    if (kUniform && count != 0) {
+      statuses |= static_cast<unsigned>(r.status);
+      jobs[count++] = job_of<kKind>(r);
       continue;
     }
     const auto direction = static_cast<std::uint32_t>(direction_of(r.op));
     const auto iv_length = static_cast<std::uint32_t>(hashes ? 0 : r.iv.size());
-    const auto digest_length =
-        static_cast<std::uint32_t>(aead ? r.tag.size() : hashes ? r.out.size() : 0);
+    const auto digest_length = static_cast<std::uint32_t>(aead     ? r.tag.size()
+                                                          : hashes ? r.out.size()
+                                                                   : 0);
     const auto aad_length = static_cast<std::uint32_t>(aead ? r.aad.size() : 0);
     // The shape packed into two integers, compared in registers with the
     // previous request's (a struct compare made GCC store two halves and
@@ -178,36 +209,42 @@ std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, vo
     const std::uint64_t low = std::uint64_t{direction} << 32 | iv_length;
     const std::uint64_t high = std::uint64_t{digest_length} << 32 | aad_length;
     if (low != last_low || high != last_high || last_session == nullptr) {
+      if (count != 0) break;
       ErrorCode why = ErrorCode::ok;
-      last_session = session_for({.direction = static_cast<int>(direction),
-                                   .iv_length = iv_length,
-                                   .digest_length = digest_length,
-                                   .aad_length = aad_length},
-                                  why);
-      if (last_session == nullptr) {
+      void* made = session_for({.direction = static_cast<int>(direction),
+                                .iv_length = iv_length,
+                                .digest_length = digest_length,
+                                .aad_length = aad_length},
+                               why);
+      if (made == nullptr) {
         r.status = why;
         continue;
       }
+      last_session = made;
       last_low = low;
       last_high = high;
     }
-    jobs[count] = ca_dpdk_job{.session = last_session,
-                              .iv = hashes ? nullptr : r.iv.data(),
-                              .aad = aead ? r.aad.data() : nullptr,
-                              .in = r.in.data(),
-                              .out = hashes ? nullptr : r.out.data(),
-                              .digest = hashes ? r.out.data() : aead ? r.tag.data() : nullptr,
-                              .length = static_cast<std::uint32_t>(r.in.size()),
-                              .status = CA_DPDK_OK};
-    owners[count++] = &r;
+    statuses |= static_cast<unsigned>(r.status);
+    jobs[count++] = job_of<kKind>(r);
   }
   last_low_ = last_low;
   last_high_ = last_high;
   last_session_ = last_session;
+  session = last_session;
+  arrived = statuses;
   return count;
 }
 
 std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
+  return run_bursts<false>(batch);
+}
+
+std::size_t DpdkSession::process_uniform(std::span<Request> batch) noexcept {
+  return run_bursts<true>(batch);
+}
+
+template <bool kUniform>
+std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
   // A thread cancelled while it waits for a queue pair waits until it has
   // one (the backend defers cancellation there): process() is noexcept.
   void* pair = backend_.queue_pair_acquire(device_);
@@ -216,33 +253,40 @@ std::size_t DpdkSession::process(std::span<Request> batch) noexcept {
     return batch.size();
   }
   std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
-  std::array<Request*, CA_DPDK_MAX_BURST> owners;
   std::size_t next = 0;
   while (next < batch.size()) {
     // The kind, decided once per burst.
     std::size_t count = 0;
+    void* session = nullptr;
+    unsigned arrived = 0;
     switch (algorithm_.kind) {
       case AlgorithmKind::cipher:
-        count = collect<AlgorithmKind::cipher>(batch, next, pair, jobs.data(), owners.data());
+        count = collect<AlgorithmKind::cipher, kUniform>(batch, next, pair, jobs.data(), session,
+                                                         arrived);
         break;
       case AlgorithmKind::aead:
-        count = collect<AlgorithmKind::aead>(batch, next, pair, jobs.data(), owners.data());
+        count = collect<AlgorithmKind::aead, kUniform>(batch, next, pair, jobs.data(), session,
+                                                       arrived);
         break;
       case AlgorithmKind::digest:
-        count = collect<AlgorithmKind::digest>(batch, next, pair, jobs.data(), owners.data());
+        count = collect<AlgorithmKind::digest, kUniform>(batch, next, pair, jobs.data(), session,
+                                                         arrived);
         break;
       case AlgorithmKind::mac:
-        count = collect<AlgorithmKind::mac>(batch, next, pair, jobs.data(), owners.data());
+        count =
+            collect<AlgorithmKind::mac, kUniform>(batch, next, pair, jobs.data(), session, arrived);
         break;
       case AlgorithmKind::public_key:
         for (; next < batch.size(); ++next) batch[next].status = ErrorCode::unsupported;
         break;
     }
     if (count != 0) {
-      if (backend_.run(pair, jobs.data(), count, kBurstDeadlineNs) == count)
-        for (std::size_t i = 0; i < count; ++i) owners[i]->status = ErrorCode::ok;
-      else
-        for (std::size_t i = 0; i < count; ++i) owners[i]->status = status_of(jobs[i].status);
+      // The jobs are batch[next - count, next): see collect().
+      const std::span<Request> owners = batch.subspan(next - count, count);
+      if (backend_.run(pair, session, jobs.data(), count, kBurstDeadlineNs) != count)
+        for (std::size_t i = 0; i < count; ++i) owners[i].status = status_of(jobs[i].status);
+      else if (arrived != 0)
+        for (Request& r : owners) r.status = ErrorCode::ok;
     }
     if (!evicted_.empty()) {
       for (void* handle : evicted_) backend_.session_free(device_, handle);

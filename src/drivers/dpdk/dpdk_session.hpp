@@ -20,6 +20,7 @@ class DpdkSession final : public DriverSession {
   DpdkSession& operator=(const DpdkSession&) = delete;
 
   std::size_t process(std::span<Request> batch) noexcept override;
+  std::size_t process_uniform(std::span<Request> batch) noexcept override;
 
  private:
   struct Shape {
@@ -37,9 +38,11 @@ class DpdkSession final : public DriverSession {
   // and lengths), made on first use; null with `why` set
   // when there is none.
   void* session_for(const Shape& wanted, ErrorCode& why);
-  template <AlgorithmKind kKind>
+  template <bool kUniform>
+  std::size_t run_bursts(std::span<Request> batch) noexcept;
+  template <AlgorithmKind kKind, bool kUniform>
   std::size_t collect(std::span<Request> batch, std::size_t& next, void* pair, ca_dpdk_job* jobs,
-                      Request** owners);
+                      void*& session, unsigned& arrived);
   // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
   ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
   // One plain digest of `in` on `pair` with `session`.

@@ -68,8 +68,7 @@ rte_iova_t iova_of(const BurstSetting& b, const void* p) {
 
 // An mbuf that is `length` bytes of the caller's memory (by reference).
 // Its segment count, chain and data offset were set once (prepare()).
-void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data,
-              std::uint32_t length) {
+void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data, std::uint32_t length) {
   void* address = const_cast<std::uint8_t*>(length != 0 ? data : zero_length_target);
   m->buf_addr = address;
   m->buf_iova = iova_of(b, address);
@@ -173,16 +172,16 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
 
 template <rte_crypto_sym_xform_type kType, bool kByReference>
 void fill_run(const BurstSetting& b, const Session& session, QueuePair& pair,
-              const ca_dpdk_job* jobs, std::size_t from, std::size_t to) {
+              const ca_dpdk_job* jobs, std::size_t count) {
   if (pair.only_kind == QueuePair::kNoKindYet) pair.only_kind = kType;
   // A second kind: from now on each operation remembers its own (the ones
   // filled before are taken for any kind, and zeroed once more).
   if (pair.only_kind != kType) pair.only_kind = QueuePair::kMixedKinds;
-  for (std::size_t i = from; i < to; ++i) fill<kType, kByReference>(b, session, pair, i, jobs[i]);
+  for (std::size_t i = 0; i < count; ++i) fill<kType, kByReference>(b, session, pair, i, jobs[i]);
 }
 
 using FillRun = void (*)(const BurstSetting&, const Session&, QueuePair&, const ca_dpdk_job*,
-                         std::size_t, std::size_t);
+                         std::size_t);
 
 template <bool kByReference>
 FillRun fill_run_for(rte_crypto_sym_xform_type type) {
@@ -198,11 +197,11 @@ FillRun fill_run_for(rte_crypto_sym_xform_type type) {
 
 // Copies a finished operation's results back to its job, marks it in
 // `finished` and counts it in `unsuccessful` if it failed; false for an
-// operation that is none of this burst's, or one returned twice. `expected` is its index when the device returns
-// operations in order, as most do; otherwise the index is read from the
-// operation's private area (another cache line).
-bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std::size_t expected,
-            ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished,
+// operation that is none of this burst's, or one returned twice. `expected` is its index when the
+// device returns operations in order, as most do; otherwise the index is read from the operation's
+// private area (another cache line).
+bool finish(const Device& device, const Session& session, const QueuePair& pair, rte_crypto_op* op,
+            std::size_t expected, ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished,
             std::size_t& unsuccessful) {
   std::size_t i = expected;
   if (i >= count || pair.ops[i] != op) {
@@ -227,7 +226,6 @@ bool finish(const Device& device, const QueuePair& pair, rte_crypto_op* op, std:
       return true;
   }
   if (device.description.by_reference) return true;
-  const auto& session = *static_cast<const Session*>(job.session);
   const auto* data = rte_pktmbuf_mtod(pair.source[i], const std::uint8_t*);
   if (session.type != RTE_CRYPTO_SYM_XFORM_AUTH && job.length != 0)
     std::memcpy(job.out, data, job.length);
@@ -259,10 +257,10 @@ void release_queue_pair(void* handle) {
   if (pair != nullptr) pair->owner->free_pairs.give_back(pair, pair->retired);
 }
 
-std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
+std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std::size_t count,
                       std::uint64_t deadline_ns) {
   auto* pair = static_cast<QueuePair*>(handle);
-  if (pair == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) {
+  if (pair == nullptr || session_handle == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) {
     for (std::size_t i = 0; i < count; ++i) jobs[i].status = CA_DPDK_FAILED;
     return 0;
   }
@@ -272,18 +270,11 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
       .out_of_place = (device.features & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT) != 0,
       .virtual_addresses = device.virtual_addresses,
       .fresh_op_word = pair->fresh_op_word};
-  // The jobs of a burst mostly share one session: a run of them is filled
-  // with its fields copied once, for the same reason.
-  for (std::size_t i = 0; i < count;) {
-    const void* handle = jobs[i].session;
-    std::size_t end = i + 1;
-    while (end < count && jobs[end].session == handle) ++end;
-    const Session session = *static_cast<const Session*>(handle);
-    const FillRun run = setting.by_reference ? fill_run_for<true>(session.type)
-                                             : fill_run_for<false>(session.type);
-    run(setting, session, *pair, jobs, i, end);
-    i = end;
-  }
+  // The session's fields copied once, for the same reason.
+  const Session session = *static_cast<const Session*>(session_handle);
+  const FillRun fill_all =
+      setting.by_reference ? fill_run_for<true>(session.type) : fill_run_for<false>(session.type);
+  fill_all(setting, session, *pair, jobs, count);
   // The clock is read only once the device keeps the CPU waiting: a device
   // that computes in the caller's thread never does.
   std::uint64_t give_up = 0;
@@ -324,7 +315,8 @@ std::size_t run_burst(void* handle, ca_dpdk_job* jobs, std::size_t count,
     }
     std::size_t ours = k;
     for (; k < n; ++k)
-      ours += finish(device, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
+      ours +=
+          finish(device, session, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
     // An operation that is none of this burst's (a device whose queue pairs
     // share rings would hand one over) does not count as one of its own.
     completed += ours;
