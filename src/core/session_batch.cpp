@@ -234,7 +234,8 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
     else
       for (std::size_t k = 0; k < ok_here; ++k) bytes_here += run[k].in.size();
     for (std::size_t k = ok_here; k < done; ++k) {
-      failed += run[k].status == ErrorCode::driver_failure;
+      failed += run[k].status == ErrorCode::driver_failure ||
+                run[k].status == ErrorCode::unsupported;
       ok_here += run[k].status == ErrorCode::ok;
       bytes_here += run[k].in.size();
     }
@@ -251,6 +252,16 @@ std::size_t SessionCore::run_batch(std::span<Request> batch, const RegisteredDri
     for (std::size_t k = 0; k < run.size(); ++k) {
       Request& r = run[k];
       record_server(i + k, nullptr);
+      // A request the driver declined (a length its device does not take
+      // after all: a range with gaps) is untouched, and goes to the next
+      // driver as if this one had not been a candidate; pinned, it stays
+      // declined.
+      const bool declined = k < done && r.status == ErrorCode::unsupported;
+      if (declined) {
+        if (pinned_ == nullptr) record_server(i + k, run_alone(r, driver));
+        if (r.status == ErrorCode::ok) ++ok;
+        continue;
+      }
       if (k < done && r.status != ErrorCode::driver_failure) {
         ++served_here;
         bytes_here += r.in.size();

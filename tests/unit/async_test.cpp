@@ -193,6 +193,51 @@ TEST(Failover, DriverFailingEveryThirdRequestLosesNothing) {
   EXPECT_EQ(accel_failures, soft_requests + clean);
 }
 
+// A driver that declines requests of a batch it was given (a length its
+// device turns down after all) has them served by the next driver,
+// untouched, in place or not; pinned to it, they stay declined.
+TEST(Failover, RequestsADriverDeclinesInABatchGoToTheNextDriver) {
+  Bed bed;
+  const ByteVector key = random_bytes(16);
+  CipherSession soft("aes-128-cbc", key, {.driver = "soft"});
+  for (const bool pinned : {false, true}) {
+    bed.faults.decline_every = 3;
+    const long first = bed.faults.processed.load() + 1;
+    CipherSession s("aes-128-cbc", key,
+                    {.framework = bed.framework.get(), .driver = pinned ? "accel" : ""});
+    std::vector<ByteVector> in(12), out(12), expected(12);
+    const ByteVector iv = random_bytes(16);
+    std::vector<Request> batch(12);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      in[i] = random_bytes(64);
+      expected[i] = soft.encrypt(iv, in[i]);
+      const bool in_place = i % 2 == 0;
+      out[i] = in_place ? in[i] : ByteVector(64);
+      ByteVector& target = in_place ? in[i] : out[i];
+      batch[i] = {.op = Operation::encrypt, .iv = iv, .in = in_place ? target : in[i],
+                  .out = target};
+    }
+    const std::size_t succeeded = s.process(batch);
+    bed.faults.decline_every = 0;
+    std::size_t declined = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const bool was_declined = (first + static_cast<long>(i)) % 3 == 0;
+      const ByteVector& result = i % 2 == 0 ? in[i] : out[i];
+      if (pinned && was_declined) {
+        ++declined;
+        EXPECT_EQ(batch[i].status, ErrorCode::unsupported) << "request " << i;
+        continue;
+      }
+      EXPECT_EQ(batch[i].status, ErrorCode::ok) << "request " << i << (pinned ? ", pinned" : "");
+      EXPECT_EQ(result, expected[i]) << "request " << i << (pinned ? ", pinned" : "");
+    }
+    EXPECT_EQ(succeeded, batch.size() - declined);
+    if (pinned) {
+      EXPECT_EQ(declined, 4u);
+    }
+  }
+}
+
 TEST(Failover, KeepsFailingMeansQuarantined) {
   Bed bed(3);
   bed.faults.fail_every = 1;  // every request

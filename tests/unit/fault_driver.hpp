@@ -1,7 +1,7 @@
 // A driver for fault injection: a real AES-128-CBC (over EVP) that fails
-// every Nth request, answers wrongly every Mth, hangs on one request until
-// released, or takes a while over every call. Thread-safe: the asynchronous tests run it on several
-// workers.
+// every Nth request, answers wrongly every Mth, declines every Kth, hangs
+// on one request until released, or takes a while over every call.
+// Thread-safe: the asynchronous tests run it on several workers.
 #pragma once
 
 #include <atomic>
@@ -21,6 +21,7 @@ namespace cryptoaccel::test {
 struct Faults {
   std::atomic<unsigned> fail_every{0};   // 0: never
   std::atomic<unsigned> wrong_every{0};  // 0: never
+  std::atomic<unsigned> decline_every{0};  // answers `unsupported`, untouched; 0: never
   std::atomic<long> hang_at{-1};         // request number that hangs until release(); -1: none
   std::atomic<unsigned> delay_us{0};     // every call takes at least this long: a slow device
   std::atomic<long> processed{0};        // requests seen (self-test included)
@@ -55,6 +56,10 @@ class FaultySession final : public DriverSession {
       const long n = faults_.processed.fetch_add(1) + 1;
       if (n == faults_.hang_at.load()) faults_.hang();
       const unsigned fail = faults_.fail_every.load(), wrong = faults_.wrong_every.load();
+      if (const unsigned decline = faults_.decline_every.load(); decline != 0 && n % decline == 0) {
+        r.status = ErrorCode::unsupported;  // a length its device turned down after all
+        continue;
+      }
       if (fail != 0 && n % fail == 0) {
         for (auto& byte : r.out) byte ^= 0x5a;  // a device that died mid-way
         r.status = ErrorCode::driver_failure;
