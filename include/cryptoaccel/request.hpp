@@ -30,7 +30,11 @@ struct Request {
   std::span<const std::uint8_t> iv;   // IV, nonce or XTS tweak
   std::span<const std::uint8_t> aad;  // AEAD only
   std::span<const std::uint8_t> in;
-  std::span<std::uint8_t> out;  // ciphers: in.size() bytes (may alias `in`); digests: the digest
+  // Ciphers: in.size() bytes, which may be `in` itself or overlap it (an
+  // output that begins after the input's first byte gets the input moved
+  // to it before any driver runs, and `in` then names those bytes);
+  // digests: the digest.
+  std::span<std::uint8_t> out;
   std::span<std::uint8_t> tag;  // AEAD: written by seal, read by open
   // Set by the framework when this cipher request continues, on the same
   // driver session, the chain the previous request left there (CBC: the IV

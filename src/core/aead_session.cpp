@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cryptoaccel/session.hpp"
+#include "request_check.hpp"
 #include "session_core.hpp"
 
 namespace cryptoaccel {
@@ -35,6 +36,8 @@ AeadSession::AeadSession(std::string_view algorithm, Bytes key, const SessionOpt
 void AeadSession::seal(Bytes iv, Bytes aad, Bytes in, MutableBytes out, MutableBytes tag) {
   const Algorithm& a = algorithm();
   check_lengths(a, iv, in.size(), out.size(), tag.size());
+  if (detail::output_ahead_of_input(in, out)) [[unlikely]]
+    in = detail::move_input_to_output(in, out);
   Request& request = request_;
   request.op = Operation::encrypt;
   request.iv = iv;
@@ -50,6 +53,8 @@ void AeadSession::seal(Bytes iv, Bytes aad, Bytes in, MutableBytes out, MutableB
 void AeadSession::open(Bytes iv, Bytes aad, Bytes in, Bytes tag, MutableBytes out) {
   const Algorithm& a = algorithm();
   check_lengths(a, iv, in.size(), out.size(), tag.size());
+  if (detail::output_ahead_of_input(in, out)) [[unlikely]]
+    in = detail::move_input_to_output(in, out);
   // Drivers get their own copy of the tag: the caller's stays untouched.
   std::array<std::uint8_t, 16> expected_tag{};
   std::copy(tag.begin(), tag.end(), expected_tag.begin());

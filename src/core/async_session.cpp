@@ -172,6 +172,9 @@ struct AsyncSession::Impl {
         deliver(*job, copy);  // completes at once, on this thread
         continue;
       }
+      if ((algorithm.kind == AlgorithmKind::cipher || algorithm.kind == AlgorithmKind::aead) &&
+          detail::output_ahead_of_input(r))
+        detail::move_input_to_output(r);
       valid.push_back(std::move(job));
     }
     if (valid.empty()) return;

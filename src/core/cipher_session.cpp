@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cryptoaccel/session.hpp"
+#include "request_check.hpp"
 #include "session_core.hpp"
 
 namespace cryptoaccel {
@@ -80,6 +81,8 @@ void CipherSession::run(Direction direction, Bytes iv, Bytes in, MutableBytes ou
   if (in.size() < a.min_input)
     throw InvalidLength(prefix(a) + "input must be at least " + std::to_string(a.min_input) +
                         " bytes, not " + std::to_string(in.size()));
+  if (detail::output_ahead_of_input(in, out)) [[unlikely]]
+    in = detail::move_input_to_output(in, out);
   if (a.mode == CipherMode::chacha20) [[unlikely]] {
     // RFC 8439's block counter is 32 bits and drivers part where it would
     // wrap: the kernel wraps it, OpenSSL carries into the nonce. A request

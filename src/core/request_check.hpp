@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 
@@ -34,6 +35,32 @@ inline ErrorCode check_public_key(const Algorithm& a, const Request& r) noexcept
       break;
   }
   return ErrorCode::invalid_argument;
+}
+
+// Does the output begin inside the input, after its first byte? A driver
+// that writes as it reads would then read bytes it has already written
+// (EVP does, for CBC, CTR, GCM and ChaCha20-Poly1305): such a request gets
+// its input moved to the output first and runs in place, so that every
+// driver gives the cipher of the input. (The provider makes such requests:
+// an update in place after bytes were held back.)
+inline bool output_ahead_of_input(std::span<const std::uint8_t> in,
+                                  std::span<const std::uint8_t> out) noexcept {
+  const auto from = reinterpret_cast<std::uintptr_t>(in.data());
+  const auto to = reinterpret_cast<std::uintptr_t>(out.data());
+  return to > from && to - from < in.size();
+}
+inline bool output_ahead_of_input(const Request& r) noexcept {
+  return output_ahead_of_input(r.in, r.out);
+}
+
+// Moves the input to where the output begins; the input is then those bytes.
+inline std::span<const std::uint8_t> move_input_to_output(std::span<const std::uint8_t> in,
+                                                          std::span<std::uint8_t> out) noexcept {
+  std::memmove(out.data(), in.data(), in.size());
+  return {out.data(), in.size()};
+}
+inline void move_input_to_output(Request& r) noexcept {
+  r.in = move_input_to_output(r.in, r.out);
 }
 
 // A request's checks come in two parts: its shape (the operation and the
@@ -158,10 +185,13 @@ std::size_t check_batch_as(const Algorithm& algorithm, std::span<Request> batch,
     s.largest_input = std::max(s.largest_input, in);
     s.input_bits |= in;
     s.input_bytes += in;
-    if (status != ErrorCode::ok)
+    if (status != ErrorCode::ok) {
       ++invalid;
-    else if constexpr (kind == AlgorithmKind::cipher || kind == AlgorithmKind::aead)
+    } else if constexpr (kind == AlgorithmKind::cipher || kind == AlgorithmKind::aead) {
       r.out = r.out.first(in);
+      if (output_ahead_of_input(r)) [[unlikely]]
+        move_input_to_output(r);
+    }
   }
   summary = s;
   return invalid;

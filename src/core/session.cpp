@@ -66,8 +66,10 @@ bool Session::start(std::span<Request> batch, AsyncTicket& ticket) noexcept {
     r.continues = false;
     r.status = detail::check_request(*algorithm_, r);
     if (r.status != ErrorCode::ok) return false;
-    if (algorithm_->kind == AlgorithmKind::cipher || algorithm_->kind == AlgorithmKind::aead)
+    if (algorithm_->kind == AlgorithmKind::cipher || algorithm_->kind == AlgorithmKind::aead) {
       r.out = r.out.first(r.in.size());
+      if (detail::output_ahead_of_input(r)) detail::move_input_to_output(r);
+    }
   }
   return !batch.empty() && core_->start_batch(batch, ticket);
 }

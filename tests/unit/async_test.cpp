@@ -214,8 +214,8 @@ TEST(Failover, RequestsADriverDeclinesInABatchGoToTheNextDriver) {
       const bool in_place = i % 2 == 0;
       out[i] = in_place ? in[i] : ByteVector(64);
       ByteVector& target = in_place ? in[i] : out[i];
-      batch[i] = {.op = Operation::encrypt, .iv = iv, .in = in_place ? target : in[i],
-                  .out = target};
+      batch[i] = {
+          .op = Operation::encrypt, .iv = iv, .in = in_place ? target : in[i], .out = target};
     }
     const std::size_t succeeded = s.process(batch);
     bed.faults.decline_every = 0;

@@ -19,13 +19,13 @@
 namespace cryptoaccel::test {
 
 struct Faults {
-  std::atomic<unsigned> fail_every{0};   // 0: never
-  std::atomic<unsigned> wrong_every{0};  // 0: never
+  std::atomic<unsigned> fail_every{0};     // 0: never
+  std::atomic<unsigned> wrong_every{0};    // 0: never
   std::atomic<unsigned> decline_every{0};  // answers `unsupported`, untouched; 0: never
-  std::atomic<long> hang_at{-1};         // request number that hangs until release(); -1: none
-  std::atomic<unsigned> delay_us{0};     // every call takes at least this long: a slow device
-  std::atomic<long> processed{0};        // requests seen (self-test included)
-  std::atomic<long> hung{0};             // requests that hung
+  std::atomic<long> hang_at{-1};           // request number that hangs until release(); -1: none
+  std::atomic<unsigned> delay_us{0};       // every call takes at least this long: a slow device
+  std::atomic<long> processed{0};          // requests seen (self-test included)
+  std::atomic<long> hung{0};               // requests that hung
 
   void release() {
     std::lock_guard lock(mutex);
