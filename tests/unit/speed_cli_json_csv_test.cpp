@@ -79,7 +79,10 @@ TEST(SpeedCli, JsonDocumentAndCsvAgree) {
     EXPECT_GE(user, 0) << lines[k];
     EXPECT_GE(system, 0) << lines[k];
     EXPECT_NEAR(percent, 100 * (user + system) / elapsed, 0.1) << lines[k];
-    EXPECT_LE(percent, 110) << lines[k];
+    // A unit slip would be off by 100 or more; the process's CPU time
+    // beyond its workers' (the measuring thread, an emulator's own under
+    // qemu-user: 110.6% for one worker was seen) is not one.
+    EXPECT_LE(percent, 100.0 * (std::stod(f[4]) + 1)) << lines[k];
     // The rate is printed in whole bytes a second: on a loaded machine one
     // 16-byte operation in 50 ms is 320.06 B/s, printed 320.
     const double expected_rate = operations * size / elapsed;
