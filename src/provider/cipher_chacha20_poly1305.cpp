@@ -222,6 +222,8 @@ class ChaChaPolyCtx {
       return true;
     }
     in_message_ = false;
+    // A tag given for this message is not one for the next (see GCM's run()).
+    tag_given_ = false;
     if (encrypt_) return message_.finish_encrypt(std::span<std::uint8_t, kTagLen>(tag_));
     // OpenSSL's default provider compares the first tag_len bytes, none when
     // no tag was ever given, and so authenticates nothing: a decryption
@@ -323,7 +325,7 @@ class ChaChaPolyCtx {
   std::array<std::uint8_t, kTagLen> tag_{};  // computed (encrypt) or expected (decrypt)
   // 0 until a tag length is given, as OpenSSL reports it.
   std::size_t tag_len_ = 0;
-  bool tag_given_ = false;
+  bool tag_given_ = false;  // for the message under way (see GcmCtx::run)
   std::array<std::uint8_t, kTlsAadLen> tls_aad_{};
   std::optional<std::size_t> tls_payload_;
   bool record_refused_ = false;  // see tls_payload()

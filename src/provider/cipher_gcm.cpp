@@ -166,6 +166,7 @@ class GcmCtx {
         return fail(static_cast<int>(ErrorCode::invalid_argument),
                     "a tag of 1 to 16 bytes is set only to decrypt");
       tag_len_ = n;
+      tag_given_ = true;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
       std::size_t n = 0;
@@ -218,12 +219,18 @@ class GcmCtx {
       if (out == nullptr) {
         if (!message_.aad({in, inl})) return false;
       } else {
-        const Bytes expected = !encrypt_ && tag_len_ ? Bytes(buf_.data(), *tag_len_) : Bytes();
+        const Bytes expected = !encrypt_ && tag_given_ ? Bytes(buf_.data(), *tag_len_) : Bytes();
         if (!message_.payload({in, inl}, out, expected)) return false;
       }
       *outl = inl;
       return true;
     }
+    // The message ends here: a tag given for it is no longer news to the
+    // next one, whose payload then goes to the keystream path rather than
+    // to a whole open that would fail on the old tag and decrypt again
+    // (OpenVPN sets each packet's tag after its payload). The tag itself
+    // stays, as in OpenSSL, for a final that gets no other.
+    tag_given_ = false;
     if (encrypt_) {
       if (!message_.finish_encrypt(std::span<std::uint8_t, kTagLen>(buf_.data(), kTagLen)))
         return false;
@@ -380,6 +387,9 @@ class GcmCtx {
   // OpenSSL, so that every read of it answers the same.
   std::array<std::uint8_t, kTagLen> buf_{};
   std::optional<std::size_t> tag_len_;
+  // A tag was set for the message under way (before its payload: one open
+  // on the driver), not only for an earlier one.
+  bool tag_given_ = false;
   std::optional<std::size_t> tls_aad_len_;
   std::size_t tls_aad_pad_ = 0;
   std::uint64_t tls_records_ = 0;

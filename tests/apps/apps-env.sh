@@ -36,6 +36,8 @@ apps_cleanup() {
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
+  # The VPN tests' namespaces (netns-env.sh), once nothing runs in them.
+  if declare -F netns_cleanup >/dev/null; then netns_cleanup; fi
   rm -rf "$WORK"
 }
 

@@ -210,4 +210,79 @@ TEST_F(TagLast, OpenVpnReceivePathStaysOnTheDriver) {
   }
 }
 
+// OpenVPN's own sequence on its one decryption context per key: cipher and
+// key once, then per packet an IV with the direction kept (-1), AAD, the
+// payload, the tag, final. `forged` packets carry a wrong tag.
+std::vector<Opened> open_on_one_context(EVP_CIPHER* c, const Bytes& key,
+                                        const std::vector<Bytes>& ivs, const Bytes& aad,
+                                        const std::vector<Sealed>& packets,
+                                        const std::vector<bool>& forged) {
+  std::vector<Opened> out;
+  auto ctx = new_ctx();
+  if (EVP_CipherInit(ctx.get(), c, nullptr, nullptr, 0) != 1 ||
+      EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, key.data(), nullptr, 0) != 1)
+    return out;
+  for (std::size_t i = 0; i < packets.size(); ++i) {
+    Opened o;
+    Bytes tag = packets[i].tag;
+    if (forged[i]) tag[0] ^= 1;
+    o.plaintext.assign(packets[i].ct.size(), 0);
+    int n = 0, fin = 0;
+    o.results.push_back(EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, nullptr, ivs[i].data(), -1));
+    o.results.push_back(
+        EVP_CipherUpdate(ctx.get(), nullptr, &n, aad.data(), static_cast<int>(aad.size())));
+    o.results.push_back(EVP_CipherUpdate(ctx.get(), o.plaintext.data(), &n, packets[i].ct.data(),
+                                         static_cast<int>(packets[i].ct.size())));
+    o.results.push_back(n);
+    o.results.push_back(EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG,
+                                            static_cast<int>(tag.size()), tag.data()));
+    o.results.push_back(EVP_CipherFinal(ctx.get(), o.plaintext.data() + n, &fin));
+    if (forged[i]) o.plaintext.clear();  // released before the verdict: not compared
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// The same packets on one reused context, as OpenVPN keeps it: the tag of
+// one packet must not make the next one's payload an open on that stale
+// tag, which fails and is then decrypted a second time by OpenSSL's own
+// implementation. Every verdict as the default provider's; the keystream
+// cipher serves every payload, OpenSSL's implementation only the forgeries.
+TEST_F(TagLast, OpenVpnReusedContextStaysOnTheDriver) {
+  ASSERT_FALSE(direct()) << "run with CRYPTOACCEL_DIRECT=0";
+  const std::pair<const char*, const char*> cases[] = {{"AES-256-GCM", "aes-256-ctr"},
+                                                       {"ChaCha20-Poly1305", "chacha20"}};
+  for (const auto& [name, keystream] : cases) {
+    CipherPtr mine(ours(name), &EVP_CIPHER_free), ref(theirs(name), &EVP_CIPHER_free);
+    const Bytes key = random_bytes(static_cast<std::size_t>(EVP_CIPHER_get_key_length(mine.get())));
+    const Bytes aad = random_bytes(8);
+    constexpr int kPackets = 100;
+    std::vector<Bytes> ivs;
+    std::vector<Sealed> packets;
+    std::vector<bool> forged;
+    for (int i = 0; i < kPackets; ++i) {
+      ivs.push_back(random_bytes(12));
+      packets.push_back(seal(ref.get(), key, ivs.back(), aad, random_bytes(1400)));
+      forged.push_back(i == 40 || i == 41);
+    }
+    std::string aead = name;
+    for (char& ch : aead) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto before = usage(provider_);
+    const auto x = open_on_one_context(mine.get(), key, ivs, aad, packets, forged);
+    const auto after = usage(provider_);
+    const auto y = open_on_one_context(ref.get(), key, ivs, aad, packets, forged);
+    ASSERT_EQ(x.size(), static_cast<std::size_t>(kPackets)) << name << ' ' << openssl_errors();
+    for (int i = 0; i < kPackets; ++i) {
+      EXPECT_EQ(x[i], y[i]) << name << " packet " << i;
+      EXPECT_EQ(x[i].results.back(), forged[i] ? 0 : 1) << name << " packet " << i;
+    }
+    EXPECT_LE(requests_of(after, aead, "openssl-default") - requests_of(before, aead, "openssl-default"),
+              2)
+        << name << ": OpenSSL's implementation decrypted honest packets: "
+        << cryptoaccel::test::provider_stats(provider_);
+    EXPECT_GE(requests_of(after, keystream, "") - requests_of(before, keystream, ""), kPackets)
+        << name << ": " << cryptoaccel::test::provider_stats(provider_);
+  }
+}
+
 }  // namespace
