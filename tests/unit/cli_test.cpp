@@ -26,10 +26,11 @@ CliRun run(const std::string& args) {
   return {r.status, r.out};
 }
 
-// The command with an environment setting, killed after 10 s (a hang fails).
+// The command with an environment setting, killed after 60 s (a hang fails;
+// a `list` under qemu-user on a loaded machine has taken over 10 s).
 CliRun run_env(const std::string& env, const std::string& args) {
   const auto r = cryptoaccel::test::run_shell(
-      env + " timeout 10 " + std::string(cryptoaccel::build_paths::kCli) + " " + args + " 2>&1");
+      env + " timeout 60 " + std::string(cryptoaccel::build_paths::kCli) + " " + args + " 2>&1");
   return {r.status, r.out};
 }
 

@@ -64,12 +64,17 @@ TEST(SpeedCli, MachineReadableLinesParseBack) {
         << c;
     EXPECT_EQ(std::stoul(m[1]), a);
     EXPECT_EQ(m[2], algorithms[a]);
+    // A size's CPU time may print as 0.000 where a loaded machine ran its
+    // worker for under half a millisecond of the measurement (seen under
+    // qemu-user); the algorithm's sizes together used some.
+    double cpu_seconds = 0;
     for (std::size_t s = 0; s < sizes.size(); ++s) {
-      EXPECT_GT(std::stod(m[3 + 2 * s]), 0.0) << c;
+      cpu_seconds += std::stod(m[3 + 2 * s]);
       const double percent = std::stod(m[4 + 2 * s]);
-      EXPECT_GT(percent, 0.0) << c;
-      EXPECT_LE(percent, 110.0) << c;
+      EXPECT_GE(percent, 0.0) << c;
+      EXPECT_LE(percent, 200.0) << c;  // one worker, plus the measuring thread or an emulator's
     }
+    EXPECT_GT(cpu_seconds, 0.0) << c;
   }
 }
 
