@@ -9,6 +9,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "list_kernel.hpp"
 #include "cryptoaccel/cryptoaccel.hpp"
 #include "text_table.hpp"
 
@@ -56,6 +57,7 @@ struct ListOptions {
   bool json = false;
   bool verbose = false;
   bool algorithms = false;
+  bool kernel = false;
 };
 
 std::string range(const SizeRange& r) {
@@ -249,7 +251,12 @@ Action add_list_command(CLI::App& app) {
                  "Itemise every algorithm of every driver with its self-test evidence");
   list->add_flag("-a,--algorithms", options->algorithms,
                  "Also print the algorithm table (names, key, IV and tag lengths)");
+  list->add_flag("--kernel", options->kernel,
+                 "Instead, which implementation the kernel itself uses per algorithm (IPsec,\n"
+                 "dm-crypt, fscrypt), whether it is an accelerator, and what loading an\n"
+                 "accelerator's module would change (docs/list.md)");
   return [options] {
+    if (options->kernel) return print_kernel_view(options->json, options->verbose);
     Framework& framework = Framework::global();
     if (options->json)
       fmt::print("{}\n", to_json(framework).dump(2));

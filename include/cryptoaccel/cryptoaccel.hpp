@@ -7,6 +7,7 @@
 #include "cryptoaccel/error.hpp"
 #include "cryptoaccel/fips140_2.hpp"
 #include "cryptoaccel/framework.hpp"
+#include "cryptoaccel/kernel_crypto.hpp"
 #include "cryptoaccel/profile.hpp"
 #include "cryptoaccel/random.hpp"
 #include "cryptoaccel/request.hpp"

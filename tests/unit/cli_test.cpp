@@ -103,6 +103,22 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
   }
 }
 
+// `list --kernel`: the kernel's own choice per algorithm, as text and JSON.
+TEST(Cli, ListKernelShowsTheKernelsOwnChoices) {
+  CliRun r = run("list --kernel");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("The kernel's own crypto"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ALGORITHM"), std::string::npos) << r.out;
+  r = run("list --kernel --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto view = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(view.at("readable").get<bool>());
+  EXPECT_FALSE(view.at("algorithms").empty());
+  for (const auto& a : view.at("algorithms")) {
+    EXPECT_TRUE(a.contains("name") && a.contains("chosen") && a.contains("others")) << a;
+  }
+}
+
 // A profile the command cannot use: `list` still answers, at once, and its
 // "Dispatch:" line says why (issue 15, items 7 and 8). `timeout` turns a
 // hang into a failure.
