@@ -259,7 +259,10 @@ Action add_list_command(CLI::App& app) {
     if (options->kernel) return print_kernel_view(options->json, options->verbose);
     Framework& framework = Framework::global();
     if (options->json)
-      fmt::print("{}\n", to_json(framework).dump(2));
+      // Names from the kernel or a device are not always UTF-8: replaced
+      // bytes rather than no document at all.
+      fmt::print("{}\n", to_json(framework).dump(2, ' ', false,
+                                                  nlohmann::json::error_handler_t::replace));
     else
       print_text(framework, *options);
     return 0;

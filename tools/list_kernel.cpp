@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "cryptoaccel/cryptoaccel.hpp"
@@ -43,9 +44,18 @@ nlohmann::json to_json(const KernelCryptoView& v) {
           {"unloaded_accelerators", unloaded}};
 }
 
+// Text from the kernel as the terminal should see it: a control byte (an
+// escape sequence in a crafted module name) as "?".
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 std::string kind_text(const KernelImplementationInfo& i) {
   if (!i.hardware) return "software";
-  return i.hardware_part.empty() ? "hardware" : "hardware: " + i.hardware_part;
+  return i.hardware_part.empty() ? "hardware" : "hardware: " + printable(i.hardware_part);
 }
 
 bool accelerator_among(const KernelAlgorithmChoice& c) {
@@ -59,7 +69,10 @@ bool accelerator_among(const KernelAlgorithmChoice& c) {
 int print_kernel_view(bool json, bool verbose) {
   const KernelCryptoView view = kernel_crypto_view();
   if (json) {
-    fmt::print("{}\n", to_json(view).dump(2));
+    // /proc/crypto and module names are not always UTF-8: replaced bytes
+    // rather than no document at all.
+    fmt::print("{}\n",
+               to_json(view).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return view.readable ? 0 : 1;
   }
   if (!view.readable) {
@@ -85,10 +98,11 @@ int print_kernel_view(bool json, bool verbose) {
   TextTable table({"ALGORITHM", "USED BY", "IMPLEMENTATION", "MODULE", "PRIORITY", "KIND"});
   for (const KernelAlgorithmChoice* c : rows) {
     if (c->chosen_known)
-      table.add({c->name, c->used_by, c->chosen.driver, c->chosen.module,
-                 std::to_string(c->chosen.priority), kind_text(c->chosen)});
+      table.add({printable(c->name), c->used_by, printable(c->chosen.driver),
+                 printable(c->chosen.module), std::to_string(c->chosen.priority),
+                 kind_text(c->chosen)});
     else
-      table.add({c->name, c->used_by, "(none passed its self-test)", "", "", ""});
+      table.add({printable(c->name), c->used_by, "(none passed its self-test)", "", "", ""});
   }
   table.print(stdout, {4});
 
@@ -101,7 +115,8 @@ int print_kernel_view(bool json, bool verbose) {
                    verbose ? "" : " (accelerators only; -v for all)");
         heading = true;
       }
-      fmt::print("  {}: {} ({}, priority {}{}{})\n", c->name, o.driver, o.module, o.priority,
+      fmt::print("  {}: {} ({}, priority {}{}{})\n", printable(c->name), printable(o.driver),
+                 printable(o.module), o.priority,
                  o.hardware ? ", " + kind_text(o) : "",
                  o.selftest_passed ? "" : ", self-test not passed");
     }
@@ -109,11 +124,12 @@ int print_kernel_view(bool json, bool verbose) {
   if (!view.unloaded.empty()) {
     fmt::print("\nAccelerator devices present whose module is not loaded:\n");
     for (const UnloadedAccelerator& u : view.unloaded) {
-      fmt::print("  {} ({}): modprobe {}\n", u.module, u.device, u.module);
+      fmt::print("  {} ({}): modprobe {}\n", printable(u.module), printable(u.device),
+                 printable(u.module));
       if (u.would_change.empty())
         fmt::print("    what it registers on this kernel is not known here: load it and run "
                    "`cryptoaccel list --kernel` again\n");
-      for (const std::string& change : u.would_change) fmt::print("    {}\n", change);
+      for (const std::string& change : u.would_change) fmt::print("    {}\n", printable(change));
     }
   }
   return 0;

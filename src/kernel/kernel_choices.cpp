@@ -86,9 +86,14 @@ const std::vector<KernelUserAlgorithm>& kernel_user_algorithms() {
 }
 
 std::vector<KernelAlgorithmChoice> kernel_choices(const std::vector<KernelImplementation>& all) {
+  // The kernel's names are shorter than CRYPTO_MAX_ALG_NAME (128 bytes):
+  // anything longer is no kernel's (a file put in /proc/crypto's place) and
+  // would only cost time and memory to take apart.
+  constexpr std::size_t kMaxName = 128;
   std::map<std::string, std::vector<const KernelImplementation*>> by_name;
   for (const KernelImplementation& k : all)
-    if (!k.internal && !k.name.empty()) by_name[k.name].push_back(&k);
+    if (!k.internal && !k.name.empty() && k.name.size() < kMaxName && k.driver.size() < kMaxName)
+      by_name[k.name].push_back(&k);
   std::vector<KernelAlgorithmChoice> out;
   for (auto& [name, implementations] : by_name) {
     std::stable_sort(implementations.begin(), implementations.end(),

@@ -19,6 +19,13 @@ unsigned number(const std::string& text) {
   return value;
 }
 
+// The kernel prints a priority with %d: negative ones are legal.
+int signed_number(const std::string& text) {
+  int value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value;
+}
+
 void assign(KernelImplementation& k, const std::string& key, const std::string& value) {
   if (key == "name")
     k.name = value;
@@ -29,7 +36,7 @@ void assign(KernelImplementation& k, const std::string& key, const std::string& 
   else if (key == "type")
     k.type = value;
   else if (key == "priority")
-    k.priority = static_cast<int>(number(value));
+    k.priority = signed_number(value);
   else if (key == "selftest")
     k.selftest_passed = value == "passed";
   else if (key == "internal")

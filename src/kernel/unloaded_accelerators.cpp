@@ -8,7 +8,9 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "accelerators.hpp"
 
@@ -25,6 +27,21 @@ std::string read_first_line(const std::filesystem::path& path) {
   std::string line;
   std::getline(in, line);
   return line;
+}
+
+// A directory's entries; none, and `error` set, where it cannot be read
+// (an unprivileged user, a folder that vanished while it was read).
+std::vector<std::filesystem::path> entries_of(const std::filesystem::path& directory,
+                                              std::error_code* error = nullptr) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(directory, ec), end;
+  for (; !ec && it != end; it.increment(ec)) out.push_back(it->path());
+  if (ec) {
+    out.clear();
+    if (error != nullptr) *error = ec;
+  }
+  return out;
 }
 
 // What Linux 6.1's drivers/crypto/virtio registers (virtio_crypto_skcipher_algs.c,
@@ -68,16 +85,14 @@ std::vector<UnloadedModule> unloaded_accelerators(const std::vector<PresentDevic
                                                   const std::vector<ModuleAlias>& aliases,
                                                   const std::vector<std::string>& loaded) {
   std::vector<UnloadedModule> out;
+  const std::set<std::string> is_loaded(loaded.begin(), loaded.end());
+  std::set<std::pair<std::string, std::string>> seen;
   for (const ModuleAlias& alias : aliases) {
     const std::string module = underscores(alias.module);
-    if (!is_kernel_accelerator(module)) continue;
-    if (std::find(loaded.begin(), loaded.end(), module) != loaded.end()) continue;
+    if (!is_kernel_accelerator(module) || is_loaded.count(module) != 0) continue;
     for (const PresentDevice& device : devices) {
       if (fnmatch(alias.pattern.c_str(), device.modalias.c_str(), 0) != 0) continue;
-      const bool seen = std::any_of(out.begin(), out.end(), [&](const UnloadedModule& u) {
-        return u.module == module && u.device == device.path;
-      });
-      if (!seen) out.push_back({module, device.path});
+      if (seen.emplace(module, device.path).second) out.push_back({module, device.path});
     }
   }
   return out;
@@ -85,7 +100,6 @@ std::vector<UnloadedModule> unloaded_accelerators(const std::vector<PresentDevic
 
 std::vector<UnloadedModule> unloaded_accelerators_here() {
   namespace fs = std::filesystem;
-  std::error_code ec;
   utsname u{};
   if (uname(&u) != 0) return {};
   std::ifstream in(fs::path("/lib/modules") / u.release / "modules.alias");
@@ -95,15 +109,19 @@ std::vector<UnloadedModule> unloaded_accelerators_here() {
   const std::vector<ModuleAlias> aliases = parse_module_aliases(text.str());
 
   std::vector<PresentDevice> devices;
-  for (const auto& bus : fs::directory_iterator("/sys/bus", ec)) {
-    for (const auto& device : fs::directory_iterator(bus.path() / "devices", ec)) {
-      const std::string modalias = read_first_line(device.path() / "modalias");
-      if (!modalias.empty()) devices.push_back({device.path().string(), modalias});
+  for (const fs::path& bus : entries_of("/sys/bus")) {
+    for (const fs::path& device : entries_of(bus / "devices")) {
+      const std::string modalias = read_first_line(device / "modalias");
+      if (!modalias.empty()) devices.push_back({device.string(), modalias});
     }
   }
+  // Without the list of loaded modules every match would look unloaded.
+  std::error_code ec;
+  if (!fs::is_directory("/sys/module", ec)) return {};
   std::vector<std::string> loaded;
-  for (const auto& module : fs::directory_iterator("/sys/module", ec))
-    loaded.push_back(module.path().filename().string());
+  for (const fs::path& module : entries_of("/sys/module", &ec))
+    loaded.push_back(module.filename().string());
+  if (ec) return {};
   return unloaded_accelerators(devices, aliases, loaded);
 }
 

@@ -46,8 +46,16 @@ class ChaChaPolyCtx {
            std::size_t ivlen, const OSSL_PARAM params[]) {
     // A message under way that only changes direction goes on, as in
     // OpenSSL (AeadMessage::restart_in_stream).
-    if (in_message_ && key == nullptr && iv == nullptr && encrypt != encrypt_)
-      message_.restart_in_stream(encrypt, {});
+    if (in_message_ && key == nullptr && iv == nullptr && encrypt != encrypt_) {
+      try {
+        message_.restart_in_stream(encrypt, {});
+      } catch (...) {
+        // Past what a decryption keeps for a replay: the change is refused,
+        // and so is the rest of the message (see GcmCtx::restart_or_refuse).
+        message_refused_ = true;
+        throw;
+      }
+    }
     encrypt_ = encrypt;
     if (iv != nullptr && ivlen != kNonceLen)
       return fail(static_cast<int>(ErrorCode::invalid_iv_length), "the nonce is 12 bytes");
@@ -64,6 +72,7 @@ class ChaChaPolyCtx {
     if (key != nullptr || iv != nullptr) {
       in_message_ = false;
       record_refused_ = false;
+      message_refused_ = false;
       tls_payload_.reset();
     }
     return set_params(params);
@@ -195,6 +204,11 @@ class ChaChaPolyCtx {
   bool run(std::uint8_t* out, std::size_t* outl, const std::uint8_t* in, std::size_t inl) {
     *outl = 0;
     if (!message_.has_key()) return false;
+    if (message_refused_) {
+      fail(kReasonNotInitialised,
+           "a direction change this message could not follow ended it: set a new nonce or key");
+      return false;
+    }
     if (record_refused_) {
       fail(kReasonNotInitialised,
            "a record of the wrong length ended its message: set a new IV or record");
@@ -329,6 +343,7 @@ class ChaChaPolyCtx {
   std::array<std::uint8_t, kTlsAadLen> tls_aad_{};
   std::optional<std::size_t> tls_payload_;
   bool record_refused_ = false;  // see tls_payload()
+  bool message_refused_ = false;  // see init()
   std::size_t tls_aad_pad_ = 0;
 };
 

@@ -57,13 +57,10 @@ class GcmCtx {
     if (iv == nullptr && iv_state_ == IvState::in_use && (key != nullptr || encrypt != encrypt_)) {
       // OpenSSL takes the direction before it refuses a key's length (which
       // OpenSSL 4.0's EVP may pass from a parameter set).
-      if (key != nullptr && !alg_.key_size.contains(keylen) && encrypt != encrypt_) {
-        encrypt_ = encrypt;
-        message_.restart_in_stream(encrypt, Bytes());
-      }
+      if (key != nullptr && !alg_.key_size.contains(keylen) && encrypt != encrypt_)
+        restart_or_refuse(encrypt, Bytes());
       if (key != nullptr) check_key_length(alg_, keylen);
-      encrypt_ = encrypt;
-      message_.restart_in_stream(encrypt, key != nullptr ? Bytes(key, keylen) : Bytes());
+      restart_or_refuse(encrypt, key != nullptr ? Bytes(key, keylen) : Bytes());
       if (key != nullptr) tls_records_ = 0;
       return set_params(params);
     }
@@ -247,6 +244,21 @@ class GcmCtx {
     }
     iv_state_ = IvState::finished;  // never reuse the IV
     return true;
+  }
+
+  // The message under way follows a key or direction given without a nonce
+  // in OpenSSL's implementation. Where it cannot (a decryption past what it
+  // keeps for a replay) the change is refused, and so is the rest of the
+  // message, as if its nonce were spent: neither direction nor key may
+  // stay half changed, and no final may then succeed on the old ones.
+  void restart_or_refuse(bool encrypt, Bytes key) {
+    try {
+      message_.restart_in_stream(encrypt, key);
+    } catch (...) {
+      iv_state_ = IvState::finished;
+      throw;
+    }
+    encrypt_ = encrypt;
   }
 
   // An encryption with no IV gets a random one of at least 96 bits.

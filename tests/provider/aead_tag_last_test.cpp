@@ -285,4 +285,42 @@ TEST_F(TagLast, OpenVpnReusedContextStaysOnTheDriver) {
   }
 }
 
+// Through the sessions, a tag-last decryption past what the provider keeps
+// for a replay (1 MiB) cannot follow a direction or key change in the
+// middle: the init that asks for it fails, and so does everything after it
+// in that message; above all no final succeeds on the old key or
+// direction, and nothing crashes. A new nonce starts a message again.
+TEST_F(TagLast, AChangeAMessageCannotFollowRefusesTheRestOfTheMessage) {
+  ASSERT_FALSE(direct()) << "run with CRYPTOACCEL_DIRECT=0";
+  for (const char* name : {"AES-256-GCM", "ChaCha20-Poly1305"}) {
+    for (const bool key_change : {false, true}) {
+      if (key_change && std::string(name) == "ChaCha20-Poly1305") continue;  // a key ends its message
+      CipherPtr mine(ours(name), &EVP_CIPHER_free), ref(theirs(name), &EVP_CIPHER_free);
+      const Bytes key = random_bytes(32), other_key = random_bytes(32), iv = random_bytes(12),
+                  aad = random_bytes(8), pt = random_bytes((std::size_t{1} << 20) + 1);
+      Sealed s = seal(ref.get(), key, iv, aad, pt);
+      auto ctx = new_ctx();
+      Bytes out(pt.size() + 16);
+      int n = 0, fin = 0;
+      ASSERT_EQ(EVP_DecryptInit_ex(ctx.get(), mine.get(), nullptr, key.data(), iv.data()), 1);
+      ASSERT_EQ(EVP_DecryptUpdate(ctx.get(), nullptr, &n, aad.data(), 8), 1);
+      ASSERT_EQ(EVP_DecryptUpdate(ctx.get(), out.data(), &n, s.ct.data(),
+                                  static_cast<int>(s.ct.size())),
+                1);
+      const int changed =
+          key_change ? EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, other_key.data(), nullptr, -1)
+                     : EVP_CipherInit_ex(ctx.get(), nullptr, nullptr, nullptr, nullptr, 1);
+      EXPECT_EQ(changed, 0) << name << (key_change ? ": key" : ": direction");
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_AEAD_SET_TAG, 16, s.tag.data());
+      EXPECT_NE(EVP_CipherFinal_ex(ctx.get(), out.data() + n, &fin), 1)
+          << name << ": a final succeeded after the refused change";
+      EXPECT_NE(EVP_CipherUpdate(ctx.get(), out.data(), &n, s.ct.data(), 16), 1) << name;
+      ERR_clear_error();
+      // A new nonce: a message like any other.
+      const Opened again = open_tag_last(mine.get(), key, iv, aad, s.ct, s.tag, 1);
+      EXPECT_EQ(again.results.back(), 1) << name;
+    }
+  }
+}
+
 }  // namespace

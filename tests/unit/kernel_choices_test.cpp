@@ -126,6 +126,34 @@ type : akcipher
   EXPECT_FALSE(all[0].others[0].selftest_passed);
 }
 
+TEST(KernelChoices, NegativePrioritiesCountAndNamesNoKernelWouldHaveAreLeftOut) {
+  const std::string deep(3000, '(');
+  const auto all = choices_of((std::string(R"(name : cbc(aes)
+driver : cbc(aes-generic)
+module : kernel
+priority : -5
+selftest : passed
+type : skcipher
+
+name : cbc(aes)
+driver : cbc-aes-other
+module : other
+priority : -2
+selftest : passed
+type : skcipher
+
+name : xts(aes)
+driver : xts)") + deep + R"(
+module : kernel
+priority : 100
+selftest : passed
+type : skcipher
+)").c_str());
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].chosen.driver, "cbc-aes-other");
+  EXPECT_EQ(all[0].chosen.priority, -2);
+}
+
 TEST(UnloadedAccelerators, AnAcceleratorModuleMatchingAPresentDeviceAndNotLoaded) {
   const auto aliases = parse_module_aliases(
       "# Aliases extracted from modules themselves.\n"
@@ -136,7 +164,9 @@ TEST(UnloadedAccelerators, AnAcceleratorModuleMatchingAPresentDeviceAndNotLoaded
   const std::vector<PresentDevice> devices = {
       {"/sys/bus/virtio/devices/virtio0", "virtio:d00000014v00001AF4"},
       {"/sys/bus/virtio/devices/virtio1", "virtio:d00000001v00001AF4"}};
-  const auto unloaded = unloaded_accelerators(devices, aliases, {"virtio_net"});
+  auto twice = aliases;
+  twice.push_back(aliases[0]);  // one module and device are listed once
+  const auto unloaded = unloaded_accelerators(devices, twice, {"virtio_net"});
   ASSERT_EQ(unloaded.size(), 1u);
   EXPECT_EQ(unloaded[0].module, "virtio_crypto");
   EXPECT_EQ(unloaded[0].device, "/sys/bus/virtio/devices/virtio0");
