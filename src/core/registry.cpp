@@ -1,5 +1,6 @@
 #include "registry.hpp"
 
+#include "cryptoaccel/driver/vector_state.hpp"
 #include "self_test.hpp"
 
 namespace cryptoaccel::detail {
@@ -32,6 +33,9 @@ void Registry::add(std::unique_ptr<Driver> driver) {
   }
   entry->driver = std::move(driver);
   drivers_.push_back(std::move(entry));
+  // The self-tests ran the driver's vector code on this thread, often the
+  // application's: none of it may leave the AVX upper state in use.
+  clear_upper_vector_state();
 }
 
 void Registry::add_absent(std::string family, std::string reason) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cryptoaccel/driver/vector_state.hpp"
 #include "cipher_families.hpp"
 #include "cryptoaccel/version.hpp"
 #include "errors.hpp"
@@ -200,6 +201,9 @@ extern "C" [[gnu::visibility("default")]] int OSSL_provider_init(const OSSL_CORE
     build_tables(*context);
     *provctx = context.release();
     *out = kProviderFunctions;
+    // The loading ran OpenSSL's and the drivers' vector code (self-tests,
+    // probes of the default provider) on the application's thread.
+    cryptoaccel::clear_upper_vector_state();
     return 1;
   } catch (...) {
     const OpenSslErrorQueue errors(handle, in);

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "cryptoaccel/driver/vector_state.hpp"
 #include "soft_driver.hpp"
 
 namespace cryptoaccel::soft {
@@ -24,6 +25,9 @@ class SoftAeadSession final : public DriverSession {
       // more than a small seal, so only after a failure.
       if (r.status != ErrorCode::ok) ERR_clear_error();
     }
+    // OpenSSL 3.0's ChaCha20-Poly1305 leaves the AVX upper state in use,
+    // which slows the caller's SSE code after it (vector_state.hpp).
+    clear_upper_vector_state();
     return batch.size();
   }
 
