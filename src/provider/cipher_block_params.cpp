@@ -9,37 +9,36 @@
 
 #include "block_cipher_ctx.hpp"
 #include "errors.hpp"
+#include "param_lookup.hpp"
 
 namespace cryptoaccel::provider {
 
 int BlockCipherCtx::get_params(OSSL_PARAM params[]) {
   if (alg_.mode == CipherMode::chacha20) return chacha20_get_params(params);
   OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
       !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-      !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, alg_.iv_size))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_PADDING)) &&
       !OSSL_PARAM_set_uint(p, padding_ ? 1 : 0))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) &&
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_NUM)) &&
       !OSSL_PARAM_set_uint(p, static_cast<unsigned>(num_)))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
-      !set_iv_param(p, iv_.data(), alg_.iv_size))
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_IV)) && !set_iv_param(p, iv_.data(), alg_.iv_size))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
     updated_iv_ = chain_;
     if (alg_.mode == CipherMode::ctr && num_ != 0) advance_counter(alg_, updated_iv_, 1);
     if (!set_iv_param(p, updated_iv_.data(), alg_.iv_size)) return bad_param(p);
   }
   // No MAC taken yet is a null pointer of tls-mac-size bytes, as OpenSSL's.
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_TLS_MAC)) &&
       !OSSL_PARAM_set_octet_ptr(p, tls_mac_taken_ ? tls_mac_.data() : nullptr, tls_mac_size_))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_RANDOM_KEY)) && !random_key(p)) return 0;
   return 1;
 }
 
@@ -50,12 +49,12 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
   const OSSL_PARAM* p;
   if (alg_.mode == CipherMode::xts) {  // OpenSSL's XTS takes only its own key length
     std::size_t v = 0;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
         (!read_size(pc_, p, v) || v != alg_.key_size.min))
       return 0;
     return 1;
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_PADDING))) {
     unsigned v = 0;
     if (!read_uint(pc_, p, v)) return 0;
     padding_ = v != 0;
@@ -64,12 +63,12 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
   // OpenSSL's fixed-length ciphers, they leave one given unread (EVP hands
   // EVP_CipherInit_ex2's before the init, and EVP_CIPHER_CTX_set_key_length
   // refuses a length that is not settable).
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
     unsigned v = 0;
     if (!read_uint(pc_, p, v)) return 0;
     tls_version_ = v;
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
     std::size_t v = 0;
     if (!read_size(pc_, p, v)) return 0;
     if (v > tls_mac_.size()) {
@@ -78,7 +77,7 @@ int BlockCipherCtx::set_params(const OSSL_PARAM params[]) {
     }
     tls_mac_size_ = v;
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_NUM))) {
     unsigned v = 0;
     if (!read_uint(pc_, p, v)) return 0;
     // OpenSSL 3.0 keeps any `num` for ECB and CBC (which do not use it).
@@ -126,14 +125,12 @@ bool chacha20_answers_updated_iv() noexcept {
 
 int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
   OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-      !OSSL_PARAM_set_size_t(p, alg_.iv_size))
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, alg_.iv_size))
     return bad_param(p);
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+  if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
       !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
     return bad_param(p);
-  if (chacha20_answers_updated_iv() &&
-      (p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
+  if (chacha20_answers_updated_iv() && (p = find_param(params, OSSL_CIPHER_PARAM_UPDATED_IV))) {
     // chain_ is the current block, num_ the bytes used of it: OpenSSL has
     // counted a block it started as generated.
     updated_iv_ = chain_;
@@ -145,7 +142,7 @@ int BlockCipherCtx::chacha20_get_params(OSSL_PARAM params[]) const {
 
 int BlockCipherCtx::chacha20_set_params(const OSSL_PARAM params[]) const {
   for (const char* name : {OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN}) {
-    const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name);
+    const OSSL_PARAM* p = find_param(params, name);
     if (p == nullptr) continue;
     std::size_t v = 0;
     if (!read_size(pc_, p, v)) return 0;

@@ -19,6 +19,7 @@
 #include "cipher_families.hpp"
 #include "errors.hpp"
 #include "function_tables.hpp"
+#include "param_lookup.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -121,19 +122,17 @@ class ChaChaPolyCtx {
 
   int get_params(OSSL_PARAM params[]) {
     OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-        !OSSL_PARAM_set_size_t(p, kNonceLen))
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, kNonceLen))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
-        !OSSL_PARAM_set_size_t(p, kKeyLen))
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN)) && !OSSL_PARAM_set_size_t(p, kKeyLen))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
         !OSSL_PARAM_set_size_t(p, tag_len_))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
         !OSSL_PARAM_set_size_t(p, tls_aad_pad_))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING) return bad_param(p);
       if (!encrypt_) return fail(kReasonNotInitialised, "the tag is read after an encryption");
       if (p->data_size == 0 || p->data_size > kTagLen)
@@ -148,20 +147,20 @@ class ChaChaPolyCtx {
     if (params == nullptr) return 1;
     if (refuses_repeated_param(pc_, params, settable_ctx_params(nullptr, nullptr))) return 0;
     const OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN))) {
       std::size_t n = 0;
       if (!read_size(pc_, p, n)) return 0;
       if (n != kKeyLen)
         return fail(static_cast<int>(ErrorCode::invalid_key_length), "the key is 32 bytes");
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_IVLEN))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_IVLEN))) {
       std::size_t n = 0;
       if (!read_size(pc_, p, n)) return 0;
       if (n != kNonceLen)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "the nonce is 12 bytes");
       nonce_spent_ = false;  // OpenSSL's IV state starts again, as for a new nonce
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING) return bad_param(p);
       if (p->data_size == 0 || p->data_size > kTagLen)
         return fail(static_cast<int>(ErrorCode::invalid_tag_length), "tag of 1 to 16 bytes");
@@ -175,13 +174,13 @@ class ChaChaPolyCtx {
       }
       tag_len_ = p->data_size;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING) return bad_param(p);
       const std::size_t pad = tls_init(static_cast<const std::uint8_t*>(p->data), p->data_size);
       if (pad == 0) return fail(kReasonBadParameter, "TLS AAD of a wrong length or length field");
       tls_aad_pad_ = pad;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING) return bad_param(p);
       if (p->data_size != kNonceLen || p->data == nullptr)
         return fail(static_cast<int>(ErrorCode::invalid_iv_length),
@@ -335,14 +334,14 @@ class ChaChaPolyCtx {
   std::array<std::uint8_t, kNonceLen> nonce_{};          // as given (IV, tlsivfixed)
   std::array<std::uint8_t, kNonceLen> counter_nonce_{};  // in effect (xor a TLS sequence)
   bool in_message_ = false;
-  bool nonce_spent_ = false;  // a message under the nonce ended at final
+  bool nonce_spent_ = false;                 // a message under the nonce ended at final
   std::array<std::uint8_t, kTagLen> tag_{};  // computed (encrypt) or expected (decrypt)
   // 0 until a tag length is given, as OpenSSL reports it.
   std::size_t tag_len_ = 0;
   bool tag_given_ = false;  // for the message under way (see GcmCtx::run)
   std::array<std::uint8_t, kTlsAadLen> tls_aad_{};
   std::optional<std::size_t> tls_payload_;
-  bool record_refused_ = false;  // see tls_payload()
+  bool record_refused_ = false;   // see tls_payload()
   bool message_refused_ = false;  // see init()
   std::size_t tls_aad_pad_ = 0;
 };

@@ -18,6 +18,7 @@
 #include "cipher_families.hpp"
 #include "errors.hpp"
 #include "function_tables.hpp"
+#include "param_lookup.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -112,17 +113,16 @@ class GcmCtx {
 
   int get_params(OSSL_PARAM params[]) {
     OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
-        !OSSL_PARAM_set_size_t(p, iv_len_))
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, iv_len_))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
         !OSSL_PARAM_set_size_t(p, alg_.key_size.min))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
         !OSSL_PARAM_set_size_t(p, tag_len_.value_or(kTagLen)))
       return bad_param(p);
     for (const char* name : {OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV}) {
-      if ((p = OSSL_PARAM_locate(params, name)) == nullptr) continue;
+      if ((p = find_param(params, name)) == nullptr) continue;
       // Where OpenSSL makes an encryption's random IV when it is read
       // before the first update, so does this; elsewhere there is none yet.
       if (iv_state_ == IvState::unset &&
@@ -133,16 +133,16 @@ class GcmCtx {
         return fail(static_cast<int>(ErrorCode::invalid_iv_length), "IV buffer too small");
       if (!set_iv_param(p, iv_.data(), iv_len_)) return bad_param(p);
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
         !OSSL_PARAM_set_size_t(p, tls_aad_pad_))
       return bad_param(p);
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       if (p->data_size == 0 || p->data_size > kTagLen || !encrypt_ || !tag_len_)
         return fail(static_cast<int>(ErrorCode::invalid_tag_length),
                     "the tag is read after an encryption's final, 1 to 16 bytes");
       if (!OSSL_PARAM_set_octet_string(p, buf_.data(), p->data_size)) return bad_param(p);
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN))) {
       if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
           !generate_iv(static_cast<std::uint8_t*>(p->data), p->data_size))
         return 0;
@@ -154,7 +154,7 @@ class GcmCtx {
     if (params == nullptr) return 1;
     if (refuses_repeated_param(pc_, params, settable_ctx_params(nullptr, nullptr))) return 0;
     const OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
       void* to = buf_.data();
       std::size_t n = 0;
       if (!OSSL_PARAM_get_octet_string(p, &to, kTagLen, &n))
@@ -165,7 +165,7 @@ class GcmCtx {
       tag_len_ = n;
       tag_given_ = true;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
       std::size_t n = 0;
       if (!read_size(pc_, p, n)) return 0;
       if (n == 0 || n > kMaxIv)
@@ -179,7 +179,7 @@ class GcmCtx {
         iv_len_ = n;
       }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING)
         return fail(kReasonBadParameter, "'tlsaad' must be an octet string");
       if (iv_len_ < kExplicitIv)
@@ -189,13 +189,13 @@ class GcmCtx {
       if (pad == 0) return fail(kReasonBadParameter, "TLS AAD of a wrong length or length field");
       tls_aad_pad_ = pad;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
       if (p->data_type != OSSL_PARAM_OCTET_STRING || !set_fixed_iv(p))
         return fail(static_cast<int>(ErrorCode::invalid_iv_length),
                     "'tlsivfixed' must be the whole IV (-1) or 4 bytes or more, leaving 8 for "
                     "the invocation field");
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))) {
+    if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))) {
       if (p->data == nullptr || p->data_type != OSSL_PARAM_OCTET_STRING ||
           !set_invocation(static_cast<const std::uint8_t*>(p->data), p->data_size))
         return 0;
