@@ -260,9 +260,19 @@ build-tsan:
 tsan-tests:
 	$(call ctest_timed,tsan,$(TSAN_BUILD),-R '$(TSAN_TESTS)')
 
+# Then the machine's dispatch profile, so that the provider runs on this
+# machine's fastest engines out of the box (docs/dispatch.md).
 install: build
 	cmake --install $(BUILD)
 	ldconfig
+	@prefix=$$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' $(BUILD)/CMakeCache.txt); \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "cryptoaccel calibrate --machine: measuring this machine's engines (about a minute)"; \
+	  "$$prefix/bin/cryptoaccel" calibrate --machine --quiet || \
+	    echo "calibrate --machine failed: the provider keeps its conservative default order"; \
+	else \
+	  echo "not root: run 'sudo $$prefix/bin/cryptoaccel calibrate --machine' for the machine's profile"; \
+	fi
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

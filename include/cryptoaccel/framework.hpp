@@ -79,8 +79,9 @@ struct FrameworkOptions {
   bool policy_from_environment = false;  // CRYPTOACCEL_POLICY overrides `policy`
   // The dispatch profile (profile.hpp) to load; empty: none, unless
   // profile_from_environment, which loads default_profile_path()
-  // ($CRYPTOACCEL_PROFILE or the user's cache). A missing, corrupt, stale or
-  // other-version profile is not used; dispatch_info() says why.
+  // ($CRYPTOACCEL_PROFILE or the user's cache) and, where the user has none
+  // there, the machine's (machine_profile_path()). A missing, corrupt,
+  // stale or other-version profile is not used; dispatch_info() says why.
   std::string profile_path;
   bool profile_from_environment = false;
   // `offload`: hardware goes first for a size where it reaches this share of
@@ -101,6 +102,9 @@ struct DispatchInfo {
   std::string profile_path;              // the profile looked for ("" when none was)
   std::string detail;                    // "N measurements, made <date>", or why none is used
   std::vector<std::string> quarantined;  // drivers out of automatic dispatch now
+  // The profile in use measured these faster in OpenSSL's own implementation
+  // than through the provider's sessions (Profile::provider_direct).
+  std::vector<AlgorithmId> provider_direct;
 };
 
 class Framework {

@@ -66,9 +66,20 @@ struct Measurement {
 struct Profile {
   int version = kProfileVersion;
   std::string created;                         // ISO 8601, UTC
+  std::string machine;                         // machine_identity() where made; "" unknown
   std::map<std::string, std::string> drivers;  // name -> identity
   std::vector<Measurement> measurements;
+  // The algorithms that `cryptoaccel calibrate --machine` measured faster,
+  // or not clearly slower, in OpenSSL's own implementation called by an
+  // application than through the provider's sessions on the dispatcher's
+  // choice: the provider serves them directly whatever the order says.
+  std::vector<AlgorithmId> provider_direct;
 };
+
+// This machine as a profile records it: the CPU's model name, family,
+// model, stepping and microcode revision (from /proc/cpuinfo). A profile
+// made under another is stale: a microcode update can change what is fastest.
+std::string machine_identity();
 
 // The identity a profile records for a driver.
 std::string driver_identity(const DriverInfo& driver);
@@ -94,7 +105,14 @@ void save_profile(const Profile& profile, const std::string& path);
 // ~/.cache/cryptoaccel/profile.json.
 std::string default_profile_path();
 
-// Why a profile does not fit these drivers, or "" when it does. Only
+// The machine's own profile, made once for every user of the machine by
+// `cryptoaccel calibrate --machine` (at install, or by root at any time):
+// $CRYPTOACCEL_MACHINE_PROFILE, else /var/cache/cryptoaccel/machine-profile.json.
+// Used where no profile of the user's own is found.
+std::string machine_profile_path();
+
+// Why a profile does not fit this machine (machine_identity(), where the
+// profile records one) and these drivers, or "" when it does. Only
 // automatic drivers count (null is never dispatched to).
 std::string profile_mismatch(const Profile& profile, std::span<const DriverInfo> drivers);
 

@@ -231,6 +231,7 @@ Profile calibrate(Framework& framework, const CalibrationOptions& options) {
 
   Profile profile;
   profile.created = utc_now();
+  profile.machine = machine_identity();
   for (const DriverInfo& info : framework.drivers())
     if (info.traits.automatic) profile.drivers[info.name] = driver_identity(info);
   const unsigned rounds = options.rounds == 0 ? 1 : options.rounds;

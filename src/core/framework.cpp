@@ -30,6 +30,32 @@ std::string_view to_string(DriverKind kind) noexcept {
   return kind == DriverKind::hardware ? "hardware" : "software";
 }
 
+namespace {
+
+// The profile at `path` if it fits these drivers and this machine; else
+// none, with `detail` saying why.
+std::optional<Profile> usable_profile(const std::string& path, std::span<const DriverInfo> drivers,
+                                      std::string& detail) {
+  try {
+    Profile profile = load_profile(path);
+    const std::string mismatch = profile_mismatch(profile, drivers);
+    if (!mismatch.empty()) {
+      detail =
+          "profile " + path + " is stale: " + mismatch + " (run `cryptoaccel calibrate` again)";
+      return std::nullopt;
+    }
+    detail = std::to_string(profile.measurements.size()) + " measurements, made " + profile.created;
+    return profile;
+  } catch (const NotFound&) {
+    detail = "no profile at " + path + " (run `cryptoaccel calibrate`)";
+  } catch (const Error& e) {
+    detail = std::string(e.what()) + "; not used";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>()) {
   auto& registry = impl_->registry;
   if (options.builtin_drivers) {
@@ -73,23 +99,27 @@ Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>())
   if (info.profile_path.empty()) {
     info.detail = "no profile given";
   } else {
-    try {
-      profile = load_profile(info.profile_path);
-      const std::string mismatch = profile_mismatch(*profile, drivers());
-      if (!mismatch.empty()) {
-        info.detail = "profile " + info.profile_path + " is stale: " + mismatch +
-                      " (run `cryptoaccel calibrate` again)";
-        profile.reset();
-      } else {
-        info.detail = std::to_string(profile->measurements.size()) + " measurements, made " +
-                      profile->created;
+    profile = usable_profile(info.profile_path, drivers(), info.detail);
+    // The user's own profile comes first; where there is none (only then:
+    // a stale or corrupt one is the user's to remake, and a path named in
+    // CRYPTOACCEL_PROFILE is the one asked for), the machine's.
+    const char* named = std::getenv("CRYPTOACCEL_PROFILE");
+    const bool user_has_none = !profile && options.profile_path.empty() &&
+                               (named == nullptr || *named == '\0') &&
+                               info.detail.starts_with("no profile at ");
+    if (user_has_none) {
+      const std::string machine = machine_profile_path();
+      std::string why;
+      profile = usable_profile(machine, drivers(), why);
+      if (profile) {
+        info.profile_path = machine;
+        info.detail = why;
+      } else if (!why.starts_with("no profile at ")) {
+        info.detail += "; machine profile: " + why;
       }
-    } catch (const NotFound&) {
-      info.detail = "no profile at " + info.profile_path + " (run `cryptoaccel calibrate`)";
-    } catch (const Error& e) {
-      info.detail = std::string(e.what()) + "; not used";
     }
   }
+  if (profile) info.provider_direct = profile->provider_direct;
   info.profiled = profile.has_value();
   impl_->dispatcher.build(registry, policy, profile ? &*profile : nullptr, share);
 }

@@ -8,11 +8,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "cryptoaccel/error.hpp"
@@ -130,7 +133,50 @@ std::string default_profile_path() {
   return "/var/cache/cryptoaccel/profile.json";
 }
 
+std::string machine_profile_path() {
+  if (const char* p = secure_getenv("CRYPTOACCEL_MACHINE_PROFILE"); p != nullptr && *p != '\0')
+    return p;
+  return "/var/cache/cryptoaccel/machine-profile.json";
+}
+
+std::string machine_identity() {
+  // Read once: neither the CPU nor (until a reboot, or a late microcode
+  // load that a long-running process may miss) its microcode changes.
+  static const std::string identity = [] {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::map<std::string, std::string> first;  // the first CPU's fields
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+      if (line.empty()) break;
+      const std::size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      auto trimmed = [](std::string s) {
+        const auto space = [](unsigned char c) { return std::isspace(c) != 0; };
+        s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), space));
+        s.erase(std::find_if_not(s.rbegin(), s.rend(), space).base(), s.end());
+        return s;
+      };
+      first.emplace(trimmed(line.substr(0, colon)), trimmed(line.substr(colon + 1)));
+    }
+    // x86 names these; Arm's /proc/cpuinfo has "CPU implementer", "CPU
+    // part" and "CPU revision" instead (and no model name).
+    std::string text;
+    for (const char* key :
+         {"model name", "cpu family", "model", "stepping", "microcode", "CPU implementer",
+          "CPU architecture", "CPU variant", "CPU part", "CPU revision"}) {
+      const auto it = first.find(key);
+      if (it == first.end()) continue;
+      if (!text.empty()) text += " | ";
+      text += std::string(key) + " " + it->second;
+    }
+    return text.empty() ? std::string("unknown") : text;
+  }();
+  return identity;
+}
+
 std::string profile_mismatch(const Profile& profile, std::span<const DriverInfo> drivers) {
+  if (!profile.machine.empty() && profile.machine != machine_identity())
+    return "it was made on another machine or microcode (" + profile.machine + ")";
   std::set<std::string> present;
   for (const DriverInfo& d : drivers) {
     if (!d.traits.automatic) continue;

@@ -2,6 +2,7 @@
 // writing. Any text at all is either a profile or an InvalidArgument naming
 // what is wrong (tests/fuzz/profile_fuzzer.cpp holds it to that): this file
 // and the algorithm table are all it needs, so clang builds it for libFuzzer.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -181,7 +182,21 @@ Profile parse_document(const Json& j) {
                           " (run `cryptoaccel calibrate` again)");
   p.version = kProfileVersion;
   p.created = field<std::string>(j, "created", "the profile");
+  // Optional: profiles made before machines and the provider's check have none.
+  if (j.contains("machine")) p.machine = field<std::string>(j, "machine", "the profile");
   p.drivers = field<std::map<std::string, std::string>>(j, "drivers", "the profile");
+  if (j.contains("provider_direct")) {
+    const auto names = field<std::vector<std::string>>(j, "provider_direct", "the profile");
+    for (const std::string& name : names) {
+      const Algorithm* a = find_algorithm(name);
+      if (a == nullptr)
+        throw InvalidArgument("profile: \"provider_direct\" names an unknown algorithm " +
+                              shown(name));
+      if (std::find(p.provider_direct.begin(), p.provider_direct.end(), a->id) ==
+          p.provider_direct.end())
+        p.provider_direct.push_back(a->id);
+    }
+  }
   const Json& measurements = member(j, "measurements", "the profile");
   if (!measurements.is_array()) throw InvalidArgument("profile: \"measurements\" is not a list");
   p.measurements.reserve(measurements.size());
@@ -241,12 +256,18 @@ std::string to_json(const Profile& profile) {
                             {"workers", m.workers},
                             {"bytes_per_second", m.bytes_per_second},
                             {"cpu_seconds_per_byte", m.cpu_seconds_per_byte}});
-  const Json j = {{"format", kFormat},
-                  {"version", profile.version},
-                  {"created", profile.created},
-                  {"drivers", profile.drivers},
-                  {"measurements", std::move(measurements)}};
-  return j.dump(2) + "\n";
+  Json j = {{"format", kFormat},
+            {"version", profile.version},
+            {"created", profile.created},
+            {"drivers", profile.drivers},
+            {"measurements", std::move(measurements)}};
+  if (!profile.machine.empty()) j["machine"] = profile.machine;
+  if (!profile.provider_direct.empty()) {
+    Json direct = Json::array();
+    for (const AlgorithmId id : profile.provider_direct) direct.push_back(algorithm(id).name);
+    j["provider_direct"] = std::move(direct);
+  }
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cryptoaccel

@@ -192,6 +192,17 @@ bool gathered(const Algorithm& a, const std::vector<DriverInfo>& drivers) {
   return false;
 }
 
+// Where the profile in use (`cryptoaccel calibrate --machine`) measured
+// OpenSSL's own implementation, called as applications call it, at least as
+// fast as this provider's sessions on the dispatcher's choice. Not where
+// the configuration names drivers or another policy: that is the user's
+// choice, and the profile measured the `fastest` order.
+bool ProviderContext::measured_faster_direct(AlgorithmId id) const {
+  if (!session_options_.driver.empty() || framework_.policy() != Policy::fastest) return false;
+  const std::vector<AlgorithmId> direct = framework_.dispatch_info().provider_direct;
+  return std::find(direct.begin(), direct.end(), id) != direct.end();
+}
+
 // The algorithms whose every request soft alone would serve go to
 // OpenSSL's own implementation directly (forwarded.hpp), the AEADs behind
 // the checks the provider keeps where OpenSSL 3.0's default lacks them.
@@ -206,7 +217,8 @@ std::unique_ptr<Forwarding> ProviderContext::direct_path(const std::vector<Drive
     for (const Algorithm& a : algorithms()) {
       if (!offers(a.id) || a.kind == AlgorithmKind::public_key) continue;
       const bool sole_soft =
-          sole_driver(a, session_options_) == kSoft && !(config_.gather && gathered(a, drivers));
+          (sole_driver(a, session_options_) == kSoft || measured_faster_direct(a.id)) &&
+          !(config_.gather && gathered(a, drivers));
       if (a.kind == AlgorithmKind::mac) {
         any_hmac = true;
         every_hmac_soft = every_hmac_soft && sole_soft;
@@ -272,6 +284,10 @@ std::string ProviderContext::dispatch_text() const {
         << info.detail << ')';
   else
     out << "conservative default, one order for every size: " << info.detail;
+  if (info.profiled && !info.provider_direct.empty()) {
+    out << "; measured faster in OpenSSL's own implementation:";
+    for (const AlgorithmId id : info.provider_direct) out << ' ' << algorithm(id).name;
+  }
   if (!info.quarantined.empty()) {
     out << "; quarantined:";
     for (const std::string& name : info.quarantined) out << ' ' << name;

@@ -118,6 +118,7 @@ class ProviderContext {
 
  private:
   std::unique_ptr<Forwarding> direct_path(const std::vector<DriverInfo>& drivers);
+  bool measured_faster_direct(AlgorithmId id) const;
 
   OpenSslErrorQueue errors_;
   ProviderConfig config_;
