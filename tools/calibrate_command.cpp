@@ -22,8 +22,12 @@ namespace cryptoaccel::tools {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};
 
-extern "C" void on_calibrate_interrupt(int) {
+// SIGINT, SIGTERM and SIGHUP stop the measuring where it is: nothing is
+// written and the draft of --machine is removed.
+extern "C" void on_calibrate_interrupt(int signal) {
+  g_signal.store(signal);
   g_interrupted.store(true);
 }
 
@@ -174,7 +178,8 @@ int run(const CalibrateOptions& o) {
     try {
       const Profile current = load_profile(path);
       const std::string mismatch = profile_mismatch(current, Framework::global().drivers());
-      if (mismatch.empty()) {
+      // A profile that records no machine was not made by --machine.
+      if (mismatch.empty() && !current.machine.empty()) {
         if (!o.quiet)
           fmt::print("{} fits this machine and its drivers (made {}): not measured again\n", path,
                      current.created);
@@ -184,6 +189,22 @@ int run(const CalibrateOptions& o) {
     } catch (const Error& e) {
       if (!o.quiet) fmt::print(stderr, "{}; measuring\n", e.what());
     }
+  }
+  if (o.machine) {
+    // Found wanting before a minute of measuring, not after: the machine's
+    // profile is a regular file in a folder that exists (or is made: the
+    // default place), and every user's processes read it.
+    const std::filesystem::path target = o.output.empty() ? machine_profile_path() : o.output;
+    std::error_code ec;
+    const auto status = std::filesystem::status(target, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+      throw InvalidArgument(target.string() +
+                            ": not a regular file; the machine's profile is not written there");
+    if (!o.output.empty() && target.has_parent_path() &&
+        !std::filesystem::is_directory(target.parent_path(), ec))
+      throw InvalidArgument("cannot write " + target.string() + ": no folder " +
+                            target.parent_path().string());
+    ::umask(::umask(0) & ~mode_t{0044});
   }
   const std::string module = o.provider.empty() ? default_provider_module() : o.provider;
   if (o.machine && !std::filesystem::is_regular_file(module))
@@ -206,17 +227,18 @@ int run(const CalibrateOptions& o) {
   options.interrupted = [] { return g_interrupted.load(); };
 
   struct sigaction action {
-  }, previous{};
+  }, previous[3]{};
   action.sa_handler = on_calibrate_interrupt;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &previous);
+  constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &action, &previous[i]);
   Profile profile = calibrate(Framework::global(), options);
   if (o.machine && !g_interrupted && !profile.measurements.empty())
     check_through_provider(profile, options.algorithms, options.seconds, module, o);
-  sigaction(SIGINT, &previous, nullptr);
+  for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &previous[i], nullptr);
   if (g_interrupted) {
     fmt::print(stderr, "cryptoaccel calibrate: interrupted; no profile written\n");
-    return 130;
+    return 128 + g_signal.load();
   }
   if (profile.measurements.empty())
     throw Unsupported("nothing to measure: no driver runs the algorithms and sizes asked for");
@@ -225,9 +247,7 @@ int run(const CalibrateOptions& o) {
     return 0;
   }
   if (o.output.empty()) {
-    // The default place: its folder is created, as save_profile does. The
-    // machine's profile is read by every user's processes.
-    if (o.machine) ::umask(::umask(0) & ~mode_t{0044});
+    // The default place: its folder is created, as save_profile does.
     std::error_code ec;
     const std::filesystem::path folder = std::filesystem::path(output).parent_path();
     if (!folder.empty()) std::filesystem::create_directories(folder, ec);

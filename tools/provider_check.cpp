@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
@@ -83,11 +84,12 @@ struct Side {
   std::unique_ptr<OSSL_LIB_CTX, LibCtxFree> context;
   std::unique_ptr<OSSL_PROVIDER, ProviderUnload> provider;
   std::string query;  // the property query that fetches from it
+  std::string name;   // for messages
 };
 
 Side default_side() {
   Side side{std::unique_ptr<OSSL_LIB_CTX, LibCtxFree>(OSSL_LIB_CTX_new()), nullptr,
-            "provider=default"};
+            "provider=default", "OpenSSL's default provider"};
   if (!side.context) throw std::bad_alloc();
   side.provider.reset(OSSL_PROVIDER_load(side.context.get(), "default"));
   if (!side.provider) throw Unsupported("OpenSSL's default provider does not load");
@@ -98,17 +100,23 @@ Side provider_side(const ProviderCheckOptions& o) {
   const std::filesystem::path module(o.module);
   if (!std::filesystem::is_regular_file(module))
     throw NotFound("no provider module at " + o.module + " (give --provider)");
-  Side side{std::unique_ptr<OSSL_LIB_CTX, LibCtxFree>(OSSL_LIB_CTX_new()), nullptr,
-            "provider=cryptoaccel"};
+  // The only provider in its library context: what is fetched there is its.
+  Side side{std::unique_ptr<OSSL_LIB_CTX, LibCtxFree>(OSSL_LIB_CTX_new()), nullptr, "", o.module};
   if (!side.context) throw std::bad_alloc();
-  const std::string folder = module.parent_path().string();
-  if (OSSL_PROVIDER_set_default_search_path(side.context.get(), folder.c_str()) != 1)
-    throw InvalidArgument("cannot search " + folder + " for providers");
   ProviderEnvironment environment(o.profile_path);
-  // Loaded under the name OpenSSL knows it by: the configuration's
-  // identity is "cryptoaccel", whatever the file is called.
-  side.provider.reset(OSSL_PROVIDER_load(side.context.get(), module.stem().c_str()));
-  if (!side.provider) throw Unsupported("the provider " + o.module + " does not load");
+  // The file named, by its path (OpenSSL takes a name with a slash as one).
+  const std::string path = std::filesystem::absolute(module).string();
+  side.provider.reset(OSSL_PROVIDER_load(side.context.get(), path.c_str()));
+  if (!side.provider) {
+    std::string why;
+    if (const unsigned long e = ERR_peek_last_error(); e != 0) {
+      char text[256];
+      ERR_error_string_n(e, text, sizeof text);
+      why = std::string(": ") + text;
+    }
+    ERR_clear_error();
+    throw Unsupported("the provider " + o.module + " does not load" + why);
+  }
   return side;
 }
 
@@ -139,15 +147,15 @@ class Measure {
       case AlgorithmKind::cipher:
       case AlgorithmKind::aead:
         cipher_.reset(EVP_CIPHER_fetch(side.context.get(), name.c_str(), side.query.c_str()));
-        if (!cipher_) throw Unsupported(name + " is not fetched from " + side.query);
+        if (!cipher_) throw Unsupported(name + " is not fetched from " + side.name);
         break;
       case AlgorithmKind::digest:
         md_.reset(EVP_MD_fetch(side.context.get(), name.c_str(), side.query.c_str()));
-        if (!md_) throw Unsupported(name + " is not fetched from " + side.query);
+        if (!md_) throw Unsupported(name + " is not fetched from " + side.name);
         break;
       case AlgorithmKind::mac:
         mac_.reset(EVP_MAC_fetch(side.context.get(), name.c_str(), side.query.c_str()));
-        if (!mac_) throw Unsupported(name + " is not fetched from " + side.query);
+        if (!mac_) throw Unsupported(name + " is not fetched from " + side.name);
         break;
       default:
         throw Unsupported(std::string(a.name) + " is not measured through EVP");

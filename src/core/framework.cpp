@@ -103,10 +103,12 @@ Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>())
     // The user's own profile comes first; where there is none (only then:
     // a stale or corrupt one is the user's to remake, and a path named in
     // CRYPTOACCEL_PROFILE is the one asked for), the machine's.
-    const char* named = std::getenv("CRYPTOACCEL_PROFILE");
+    const char* named = secure_getenv("CRYPTOACCEL_PROFILE");
+    // (One the user may not read, such as root's under `sudo -u`, is not theirs.)
     const bool user_has_none = !profile && options.profile_path.empty() &&
                                (named == nullptr || *named == '\0') &&
-                               info.detail.starts_with("no profile at ");
+                               (info.detail.starts_with("no profile at ") ||
+                                info.detail.starts_with("cannot read " + info.profile_path));
     if (user_has_none) {
       const std::string machine = machine_profile_path();
       std::string why;

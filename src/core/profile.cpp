@@ -23,6 +23,17 @@
 namespace cryptoaccel {
 namespace {
 
+// A string from the file as a reason shows it: control characters as '?'
+// (no terminal escapes or line breaks in a log), cut short at 60 characters.
+std::string shown_briefly(const std::string& text) {
+  std::string out;
+  for (const char c : text.substr(0, 60)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? '?' : c;
+  }
+  return text.size() > 60 ? out + "..." : out;
+}
+
 std::string system_error(const std::string& what) {
   return what + ": " + std::strerror(errno);
 }
@@ -125,10 +136,10 @@ void save_profile(const Profile& profile, const std::string& path) {
 }
 
 std::string default_profile_path() {
-  if (const char* p = std::getenv("CRYPTOACCEL_PROFILE"); p != nullptr && *p != '\0') return p;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/')
+  if (const char* p = secure_getenv("CRYPTOACCEL_PROFILE"); p != nullptr && *p != '\0') return p;
+  if (const char* x = secure_getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/')
     return std::string(x) + "/cryptoaccel/profile.json";
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0')
+  if (const char* h = secure_getenv("HOME"); h != nullptr && *h != '\0')
     return std::string(h) + "/.cache/cryptoaccel/profile.json";
   return "/var/cache/cryptoaccel/profile.json";
 }
@@ -176,7 +187,7 @@ std::string machine_identity() {
 
 std::string profile_mismatch(const Profile& profile, std::span<const DriverInfo> drivers) {
   if (!profile.machine.empty() && profile.machine != machine_identity())
-    return "it was made on another machine or microcode (" + profile.machine + ")";
+    return "it was made on another machine or microcode (" + shown_briefly(profile.machine) + ")";
   std::set<std::string> present;
   for (const DriverInfo& d : drivers) {
     if (!d.traits.automatic) continue;
@@ -185,11 +196,12 @@ std::string profile_mismatch(const Profile& profile, std::span<const DriverInfo>
     if (it == profile.drivers.end())
       return "driver '" + d.name + "' is new since the profile was made";
     if (it->second != driver_identity(d))
-      return "driver '" + d.name + "' has changed since the profile was made (was: " + it->second +
-             ")";
+      return "driver '" + d.name +
+             "' has changed since the profile was made (was: " + shown_briefly(it->second) + ")";
   }
   for (const auto& [name, identity] : profile.drivers)
-    if (!present.contains(name)) return "driver '" + name + "' of the profile is gone";
+    if (!present.contains(name))
+      return "driver '" + shown_briefly(name) + "' of the profile is gone";
   return "";
 }
 

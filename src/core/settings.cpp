@@ -16,7 +16,7 @@ std::string named(std::string_view where, std::string_view separator) {
 }
 
 const char* environment(const char* variable) {
-  const char* value = std::getenv(variable);
+  const char* value = secure_getenv(variable);
   return value != nullptr && !trim_setting(value).empty() ? value : nullptr;
 }
 

@@ -284,10 +284,14 @@ std::string ProviderContext::dispatch_text() const {
         << info.detail << ')';
   else
     out << "conservative default, one order for every size: " << info.detail;
-  if (info.profiled && !info.provider_direct.empty()) {
-    out << "; measured faster in OpenSSL's own implementation:";
-    for (const AlgorithmId id : info.provider_direct) out << ' ' << algorithm(id).name;
-  }
+  // Only those it applies to: not public-key algorithms (never forwarded),
+  // nor any where the configuration names drivers or another policy.
+  std::string measured_direct;
+  for (const AlgorithmId id : info.provider_direct)
+    if (algorithm(id).kind != AlgorithmKind::public_key && offers(id) && measured_faster_direct(id))
+      measured_direct += ' ' + std::string(algorithm(id).name);
+  if (info.profiled && !measured_direct.empty())
+    out << "; measured faster in OpenSSL's own implementation:" << measured_direct;
   if (!info.quarantined.empty()) {
     out << "; quarantined:";
     for (const std::string& name : info.quarantined) out << ' ' << name;
