@@ -31,25 +31,25 @@ WaitFd::~WaitFd() {
   close(fd_);
 }
 
-void WaitFd::signal() const noexcept {
-  signal_wait_fd(fd_);
-}
-
-void signal_wait_fd(int fd) noexcept {
+void WaitFd::signal() noexcept {
+  raised_.store(true, std::memory_order_release);
   const std::uint64_t one = 1;
-  if (write(fd, &one, sizeof one) < 0) {
+  if (write(fd_, &one, sizeof one) < 0) {
     // A full counter is still readable; nothing else can fail here.
   }
 }
 
-unsigned long long WaitFd::drain() const noexcept {
-  return drain_wait_fd(fd_);
+void WaitFd::raise() noexcept {
+  if (!raised_.load(std::memory_order_acquire)) signal();
 }
 
-unsigned long long drain_wait_fd(int fd) noexcept {
+unsigned long long WaitFd::drain() noexcept {
   std::uint64_t count = 0;
-  if (read(fd, &count, sizeof count) != sizeof count) return 0;  // EAGAIN: nothing to drain
-  return count;
+  const bool read_some = read(fd_, &count, sizeof count) == sizeof count;  // EAGAIN: empty
+  // After the read: a signal between the two leaves the flag clear and the
+  // descriptor readable (one resumption too many), never the reverse.
+  raised_.store(false, std::memory_order_release);
+  return read_some ? count : 0;
 }
 
 std::shared_ptr<WaitFd> job_wait_fd(ASYNC_JOB* job) {

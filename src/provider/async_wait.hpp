@@ -12,6 +12,7 @@
 
 #include <openssl/async.h>
 
+#include <atomic>
 #include <memory>
 
 namespace cryptoaccel::provider {
@@ -29,19 +30,19 @@ class WaitFd {
   int fd() const noexcept { return fd_; }
   // Makes the descriptor readable: the application resumes the job at its
   // next turn.
-  void signal() const noexcept;
+  void signal() noexcept;
+  // The same, without a system call when the descriptor is readable
+  // already (a job that waits for a burst at every request leaves it so).
+  void raise() noexcept;
   // Empties it, returning how many signals it held.
-  unsigned long long drain() const noexcept;
+  unsigned long long drain() noexcept;
 
  private:
   const int fd_;
+  // Set before every write, cleared after a read: never set while the
+  // descriptor is empty, so raise() never skips a write that is needed.
+  std::atomic<bool> raised_{false};
 };
-
-// WaitFd::signal and drain for a job that holds the number but no share
-// (an abandoned job's share would keep the descriptor open for ever): valid
-// while the job runs, its wait context holding a share.
-void signal_wait_fd(int fd) noexcept;
-unsigned long long drain_wait_fd(int fd) noexcept;
 
 // `job`'s descriptor, made and registered in its wait context on first use;
 // null when there is none to be had (no wait context, no descriptor left):

@@ -219,8 +219,7 @@ bool AsyncWorkers::run_paused(const std::function<void()>& work) {
   if (wait == nullptr) return false;
   // Used only while this job runs, when its wait context (and the wait
   // context's share of the fd) is there; the job itself keeps no share.
-  const int fd = wait->fd();
-  wait->drain();  // a signal left from before is none of this task's
+  wait->drain();  // a signal left from before (a burst's) is none of this task's
   auto task = std::make_shared<Task>(work, std::move(wait));
   {
     std::lock_guard lock(mutex_);
@@ -238,7 +237,8 @@ bool AsyncWorkers::run_paused(const std::function<void()>& work) {
   const auto finished = [&task] { return task->done.load(std::memory_order_acquire); };
   while (!finished()) {
     const bool paused = ASYNC_pause_job() == 1;
-    if (drain_wait_fd(fd) > 0 || !paused)
+    const std::shared_ptr<WaitFd> resumed = job_wait_fd(job);
+    if (resumed == nullptr || resumed->drain() > 0 || !paused)
       while (!finished()) std::this_thread::yield();
   }
   if (task->failure) std::rethrow_exception(task->failure);

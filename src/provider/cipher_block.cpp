@@ -361,11 +361,13 @@ void BlockCipherCtx::restart(std::size_t skip) {
 }
 
 // Below this a request runs at once even inside an ASYNC job: its wait
-// for a burst (a pause, a resume, an eventfd written and read) costs more
-// than 16 lanes give back. Measured with openssl speed -async_jobs 16
-// (docs/performance.md): 0.89 of the default provider at 1 KiB, 2.1 times
-// it at 2 KiB.
-constexpr std::size_t kMinGatheredRequest = 2048;
+// for a burst (a pause and a resume, about 300 ns in all with OpenSSL's job
+// switches and the application's select) costs more than 16 lanes give
+// back. Measured with openssl speed -async_jobs 16 (docs/performance.md):
+// 0.40 of the default provider at 256 B, 0.76 at 512 B, 1.36 at 1 KiB.
+constexpr std::size_t kMinGatheredRequest = 1024;
+// Queued requests up to this size are copied to the job's stack.
+constexpr std::size_t kSmallBurstRequest = 4096;
 
 bool BlockCipherCtx::run_in_burst(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   const std::size_t bs = alg_.block_size;
@@ -375,7 +377,12 @@ bool BlockCipherCtx::run_in_burst(const std::uint8_t* in, std::uint8_t* out, std
   // job is back: another job's burst may run it after the application has
   // abandoned this one and freed `in`, `out` and this context. The copies
   // live as long as the job's stack does (for ever, if it is abandoned).
-  std::vector<std::uint8_t> bytes(in, in + n);
+  // Up to a few KiB on the job's stack (32 KiB): no allocation per request.
+  std::array<std::uint8_t, kSmallBurstRequest> small;
+  std::vector<std::uint8_t> large;
+  if (n > small.size()) large.resize(n);
+  const MutableBytes bytes = n > small.size() ? MutableBytes(large) : MutableBytes(small.data(), n);
+  std::copy(in, in + n, bytes.begin());
   const auto iv = chain_;
   Request r{.op = encrypt_ ? Operation::encrypt : Operation::decrypt,
             .iv = {iv.data(), bs},

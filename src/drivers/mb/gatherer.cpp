@@ -59,7 +59,7 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
   waiting_.fetch_add(1);
   Ticket ticket{entries.size()};
   for (Entry& e : entries) e.ticket = &ticket;
-  enqueue(entries);
+  enqueue(entries, Clock::now());
   while (ticket.unfinished != 0) {
     if (queue_.empty()) {
       // Ours are in another caller's burst.
@@ -84,7 +84,8 @@ void Gatherer::run_queued_with_others(std::span<Entry> entries) {
 void Gatherer::start(std::span<Entry> entries) {
   if (entries.empty()) return;
   std::unique_lock lock(mutex_);
-  enqueue(entries);
+  // No clock read: 15 ns of a 256-byte request that costs ~300 in all.
+  enqueue(entries, Clock::time_point{});
   started_.fetch_add(entries.size());
   if (queue_.size() >= width_) run_queued(lock);
 }
@@ -117,9 +118,8 @@ void Gatherer::withdraw(const KeySchedule* keys) noexcept {
   changed_.wait(lock, [this] { return queue_runners_ == 0; });
 }
 
-void Gatherer::enqueue(std::span<Entry> entries) {
-  const auto now = Clock::now();
-  for (const Entry& e : entries) queue_.push_back({e, now});
+void Gatherer::enqueue(std::span<Entry> entries, Clock::time_point arrival) {
+  for (const Entry& e : entries) queue_.push_back({e, arrival});
 }
 
 void Gatherer::run_queued(std::unique_lock<std::mutex>& lock) {

@@ -77,7 +77,7 @@ class Gatherer {
   // held.
   void run_queued(std::unique_lock<std::mutex>& lock);
   // Appends `entries` to the queue, all arrived now (the lock held).
-  void enqueue(std::span<Entry> entries);
+  void enqueue(std::span<Entry> entries, Clock::time_point arrival);
   // The fast path is open only to a caller alone with an empty queue.
   bool enter_alone() noexcept;
 
@@ -99,7 +99,10 @@ class Gatherer {
   std::condition_variable changed_;
   struct Queued {
     Entry entry;
-    Clock::time_point arrival;  // the deadline counts from here
+    // The deadline counts from here. Started entries (an ASYNC job's) have
+    // the clock's epoch: their owners flush them at their next turn, and a
+    // caller waiting behind one need not wait for company either.
+    Clock::time_point arrival;
   };
   std::deque<Queued> queue_;    // guarded by mutex_
   unsigned queue_runners_ = 0;  // slow-path callers running a burst, guarded by mutex_
