@@ -7,6 +7,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "gcm_stand_in.hpp"
 
 namespace cryptoaccel::provider {
 namespace {
@@ -43,6 +44,7 @@ AeadMessage::AeadMessage(const AeadMessage& other)
       replayable_(other.replayable_),
       tag_(other.tag_),
       tag_len_(other.tag_len_),
+      stand_in_length_(other.stand_in_length_),
       keystream_unserved_(other.keystream_unserved_) {
   if (!key_.empty()) session_.emplace(open_aead(*pc_, alg_, key_.span()));
   // A decryption under way on the keystream goes on there in the copy too.
@@ -136,6 +138,15 @@ void AeadMessage::stream_start() {
 // stream's encryption needs the plaintext, recovered from the kept
 // ciphertext with the same keystream.
 void AeadMessage::stream_replay() {
+  if (stand_in_length_ != 0) {
+    const Algorithm& ecb = algorithm(key_.size() == 16   ? AlgorithmId::aes_128_ecb
+                                     : key_.size() == 24 ? AlgorithmId::aes_192_ecb
+                                                         : AlgorithmId::aes_256_ecb);
+    ciphertext_ = gcm_stand_in(pc_->openssl_default().cipher(ecb), key_.span(),
+                               {nonce_.data(), nonce_len_}, aad_, stand_in_length_,
+                               std::span<const std::uint8_t, kMaxTag>(tag_.data(), kMaxTag));
+    stand_in_length_ = 0;
+  }
   if (ciphertext_.empty()) return;
   // OpenSSL's implementation goes over the message again: the stats say so.
   pc_->openssl_default().count(name(), ciphertext_.size());
@@ -175,6 +186,7 @@ void AeadMessage::stream_replay() {
 void AeadMessage::forget_replay() {
   ciphertext_.clear();
   late_aad_.clear();
+  stand_in_length_ = 0;
 }
 
 bool AeadMessage::aad(Bytes in) {
@@ -248,7 +260,12 @@ bool AeadMessage::payload(Bytes in, std::uint8_t* out, Bytes expected_tag) {
       session_->seal({nonce_.data(), nonce_len_}, aad_, in, {out, in.size()},
                      {tag_.data(), kMaxTag});
       tag_len_ = kMaxTag;
-      ciphertext_.assign(out, out + in.size());
+      // GCM needs no copy for a replay: its tag gives a stand-in back
+      // (gcm_stand_in.hpp). ChaCha20-Poly1305 keeps the piece.
+      if (alg_.mode == CipherMode::gcm)
+        stand_in_length_ = in.size();
+      else
+        ciphertext_.assign(out, out + in.size());
       state_ = State::whole;
       return true;
     }

@@ -108,6 +108,9 @@ class AeadMessage {
   bool replayable_ = true;
   std::array<std::uint8_t, kMaxTag> tag_{};
   std::size_t tag_len_ = 0;  // whole: the tag computed or verified
+  // A GCM encryption done whole keeps no ciphertext: a replay rebuilds a
+  // stand-in of this many bytes from the tag (gcm_stand_in.hpp); 0: none.
+  std::size_t stand_in_length_ = 0;
   CipherCtxPtr stream_;
   // For the current key; made at the first message that needs it.
   std::unique_ptr<KeystreamOpen> keystream_open_;
