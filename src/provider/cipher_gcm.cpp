@@ -152,6 +152,16 @@ class GcmCtx {
 
   int set_params(const OSSL_PARAM params[]) {
     if (params == nullptr) return 1;
+    // Every name this takes starts with 't' or 'i'. EVP sets "padding" at
+    // each init: that needs no look at the names below.
+    static_assert(OSSL_CIPHER_PARAM_AEAD_TAG[0] == 't' && OSSL_CIPHER_PARAM_AEAD_IVLEN[0] == 'i' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_AAD[0] == 't' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED[0] == 't' &&
+                  OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV[0] == 't');
+    bool any_of_ours = false;
+    for (const OSSL_PARAM* q = params; q->key != nullptr && !any_of_ours; ++q)
+      any_of_ours = q->key[0] == 't' || q->key[0] == 'i';
+    if (!any_of_ours) return 1;
     if (refuses_repeated_param(pc_, params, settable_ctx_params(nullptr, nullptr))) return 0;
     const OSSL_PARAM* p;
     if ((p = find_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {

@@ -78,15 +78,18 @@ class MbSession final : public DriverSession {
     gatherers_.decrypt->flush();
   }
 
+  // As a batch of one: alone on the gatherer it runs counted on this
+  // session (two atomic additions fewer per request, 1 % of a 16 KiB
+  // AES-GCM record), else queued with the others.
   void process_one(Request& request) noexcept override {
+    std::vector<Entry>* entries = nullptr;
     try {
-      this_thread_state();  // made here, so that a burst never has to
+      entries = &this_thread_state().entries;  // made here, so that a burst never has to
     } catch (...) {
       request.status = ErrorCode::driver_failure;
       return;
     }
-    Entry entry{&request, keys_.get()};
-    gatherer_for(request.op).run({&entry, 1});
+    gatherer_for(request.op).run({&request, 1}, *keys_, *entries, counted_);
   }
 
  private:
