@@ -15,13 +15,14 @@ bool run_in_burst(Session& session, Request& request) {
   if (!session.start({&request, 1}, ticket)) return false;
   while (ticket.unfinished.load(std::memory_order_acquire) != 0) {
     // Readable: the application resumes this job at its next turn, after
-    // its other jobs have had theirs (and queued their requests). Left
-    // readable after that, for this job's next request: a write and a read
-    // per request cost more than 16 lanes give back below a few KiB. The
-    // job holds no share across the pause (one left on an abandoned job's
+    // its other jobs have had theirs (and queued their requests). Written
+    // at every pause (an application waiting for edges needs each), never
+    // read back here: a job waiting for a burst is always ready at the
+    // next turn, and the read cost a system call per request. The job
+    // holds no share across the pause (one left on an abandoned job's
     // stack would keep the descriptor open for ever): the wait context does.
     if (wait == nullptr) wait = job_wait_fd(job);
-    if (wait != nullptr) wait->raise();
+    if (wait != nullptr) wait->signal();
     wait.reset();
     ASYNC_pause_job();
     // Still queued after a turn: no one else is coming; run it now.

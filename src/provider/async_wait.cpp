@@ -31,25 +31,17 @@ WaitFd::~WaitFd() {
   close(fd_);
 }
 
-void WaitFd::signal() noexcept {
-  raised_.store(true, std::memory_order_release);
+void WaitFd::signal() const noexcept {
   const std::uint64_t one = 1;
   if (write(fd_, &one, sizeof one) < 0) {
     // A full counter is still readable; nothing else can fail here.
   }
 }
 
-void WaitFd::raise() noexcept {
-  if (!raised_.load(std::memory_order_acquire)) signal();
-}
-
-unsigned long long WaitFd::drain() noexcept {
+unsigned long long WaitFd::drain() const noexcept {
   std::uint64_t count = 0;
-  const bool read_some = read(fd_, &count, sizeof count) == sizeof count;  // EAGAIN: empty
-  // After the read: a signal between the two leaves the flag clear and the
-  // descriptor readable (one resumption too many), never the reverse.
-  raised_.store(false, std::memory_order_release);
-  return read_some ? count : 0;
+  if (read(fd_, &count, sizeof count) != sizeof count) return 0;  // EAGAIN: nothing to drain
+  return count;
 }
 
 std::shared_ptr<WaitFd> job_wait_fd(ASYNC_JOB* job) {

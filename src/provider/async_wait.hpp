@@ -12,7 +12,6 @@
 
 #include <openssl/async.h>
 
-#include <atomic>
 #include <memory>
 
 namespace cryptoaccel::provider {
@@ -29,19 +28,14 @@ class WaitFd {
 
   int fd() const noexcept { return fd_; }
   // Makes the descriptor readable: the application resumes the job at its
-  // next turn.
-  void signal() noexcept;
-  // The same, without a system call when the descriptor is readable
-  // already (a job that waits for a burst at every request leaves it so).
-  void raise() noexcept;
+  // next turn. Each call is a write, so an application that waits for
+  // edges (EPOLLET) sees a new one even where the descriptor was readable.
+  void signal() const noexcept;
   // Empties it, returning how many signals it held.
-  unsigned long long drain() noexcept;
+  unsigned long long drain() const noexcept;
 
  private:
   const int fd_;
-  // Set before every write, cleared after a read: never set while the
-  // descriptor is empty, so raise() never skips a write that is needed.
-  std::atomic<bool> raised_{false};
 };
 
 // `job`'s descriptor, made and registered in its wait context on first use;

@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
 #include <system_error>
 
 #include "async_wait.hpp"
-#include "libcrypto_binding.hpp"
 #include "cryptoaccel/error.hpp"
+#include "libcrypto_binding.hpp"
 
 namespace cryptoaccel::provider {
 
@@ -174,6 +175,12 @@ void AsyncWorkers::reset_in_child() {
   for (const auto& task : queue_) fail(task);
   queue_.clear();
   forking_ = false;
+  // The parent's workers were waiting on these: the child inherits their
+  // counts of waiters that it does not have, and a notify could then block
+  // or be lost. Made anew, not destroyed (destroying one with waiters
+  // waits for them); a condition variable holds no other resource.
+  new (&wake_) std::condition_variable();
+  new (&idle_) std::condition_variable();
   mutex_.unlock();
 }
 

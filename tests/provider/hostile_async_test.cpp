@@ -308,6 +308,24 @@ TEST_F(HostileFork, AfterTheWorkersStartedTheChildSignsOnThreadsOfItsOwn) {
   EXPECT_EQ(sign_in_job(), 0);
 }
 
+// Every worker idle, waiting for work, at the fork: the child inherits
+// condition variables that count waiters it does not have. It must still
+// sign, several times, on threads of its own.
+TEST_F(HostileFork, WithEveryWorkerWaitingTheChildSignsAgainAndAgain) {
+  ASSERT_NO_FATAL_FAILURE(load(""));
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 7; ++i) ASSERT_EQ(sign_in_job(), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the workers wait again
+    EXPECT_EQ(in_child([&] {
+                for (int i = 0; i < 5; ++i)
+                  if (const int failed = sign_in_job(); failed != 0) return failed;
+                return 0;
+              }),
+              0)
+        << "round " << round;
+  }
+}
+
 // With one worker, one job's sign runs (or is about to) and another's waits
 // at the fork: fork() lets a running one end first (the child must inherit
 // no lock a worker holds), so in the child each inherited job finishes,
