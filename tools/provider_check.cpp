@@ -140,7 +140,7 @@ double rate(double seconds, std::size_t size, Step&& step) {
 // makes the calls.
 class Measure {
  public:
-  Measure(const Side& side, const Algorithm& a) : side_(side), alg_(a) {
+  Measure(const Side& side, const Algorithm& a) : alg_(a) {
     const std::string name(a.kind == AlgorithmKind::mac ? std::string_view("HMAC")
                                                         : a.openssl_name);
     switch (a.kind) {
@@ -239,7 +239,6 @@ class Measure {
     });
   }
 
-  const Side& side_;
   const Algorithm& alg_;
   std::unique_ptr<EVP_CIPHER, CipherFree> cipher_;
   std::unique_ptr<EVP_MD, MdFree> md_;
