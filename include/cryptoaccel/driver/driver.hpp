@@ -104,7 +104,9 @@ class DriverSession {
   // process() for a batch whose requests all have the first one's shape:
   // its operation and the lengths of its IV, tag and AAD (a digest's, its
   // output's too), as the framework found when it checked them. A driver
-  // may then decide once per batch what depends on those alone.
+  // may then decide once per batch what depends on those alone. Every
+  // request arrives with the status ok, which a driver may leave on those
+  // that succeed.
   virtual std::size_t process_uniform(std::span<Request> batch) noexcept { return process(batch); }
 
   // One request, completed on return with its status set: the hot path of a

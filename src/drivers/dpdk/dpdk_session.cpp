@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "algorithm_map.hpp"
@@ -40,21 +42,27 @@ ErrorCode status_of(int status) {
   }
 }
 
-// A request as a job of its burst.
+// Where the backend finds a request's fields (backend_abi.h). A span is
+// its pointer followed by its length in libstdc++ and libc++ alike; were
+// it not, every request of the DpdkBatches tests would fail.
+constexpr std::size_t kSpanLength = sizeof(void*);
+static_assert(std::is_standard_layout_v<Request> &&
+              sizeof(std::span<const std::uint8_t>) == 2 * sizeof(void*));
+
 template <AlgorithmKind kKind>
-ca_dpdk_job job_of(const Request& r) {
+constexpr ca_dpdk_request_layout layout_of() {
   constexpr bool aead = kKind == AlgorithmKind::aead;
-  constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
-  return ca_dpdk_job{.iv = hashes ? nullptr : r.iv.data(),
-                     .aad = aead ? r.aad.data() : nullptr,
-                     .in = r.in.data(),
-                     .out = hashes ? nullptr : r.out.data(),
-                     .digest = hashes ? r.out.data()
-                               : aead ? r.tag.data()
-                                      : nullptr,
-                     .length = static_cast<std::uint32_t>(r.in.size()),
-                     .status = CA_DPDK_OK};
+  return {.stride = sizeof(Request),
+          .iv = offsetof(Request, iv),
+          .aad = offsetof(Request, aad),
+          .in = offsetof(Request, in),
+          .in_length = offsetof(Request, in) + kSpanLength,
+          .out = offsetof(Request, out),
+          .digest = aead ? offsetof(Request, tag) : offsetof(Request, out)};
 }
+
+template <AlgorithmKind kKind>
+constexpr ca_dpdk_request_layout kLayout = layout_of<kKind>();
 
 }  // namespace
 
@@ -116,11 +124,10 @@ void* DpdkSession::session_for(const Shape& wanted, ErrorCode& why) {
 
 bool DpdkSession::plain_digest(void* pair, void* session, std::span<const std::uint8_t> in,
                                std::span<std::uint8_t> out) {
-  ca_dpdk_job job{.in = in.data(),
-                  .digest = out.data(),
-                  .length = static_cast<std::uint32_t>(in.size()),
-                  .status = CA_DPDK_OK};
-  return backend_.run(pair, session, &job, 1, kBurstDeadlineNs) == 1;
+  const Request request{.op = Operation::digest, .in = in, .out = out};
+  int status = CA_DPDK_OK;
+  return backend_.run(pair, session, &request, &kLayout<AlgorithmKind::digest>, 1, kBurstDeadlineNs,
+                      &status) == 1;
 }
 
 // libipsec-mb (the aesni_mb PMD) takes no empty message to MAC: it reports
@@ -162,39 +169,46 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
   return ErrorCode::ok;
 }
 
-// Jobs for the requests of `batch` from `next` on, up to a burst: the loop
-// that is the framework's whole cost per request, specialised on the
-// algorithm's kind (a flag per kind tested per request kept the compiler
-// short of registers). A burst is of one DPDK session (`session`), and its
-// jobs are the requests batch[next - count, next) with no gap: a request
-// of another shape ends the burst before it, as does one that becomes no
-// job (an empty message's MAC, a shape the device declines), which is
-// settled alone when it comes first. `arrived` gathers the statuses the
-// jobs' requests arrived with (ErrorCode::ok is 0), so that a burst that
-// succeeds whole stores nothing into requests that already say ok. In a
-// uniform batch (kUniform: process_uniform()), only a burst's first
-// request is looked at for its shape.
+// The next burst: requests of `batch` from `next` on, up to
+// CA_DPDK_MAX_BURST, specialised on the algorithm's kind (a flag per kind
+// tested per request kept the compiler short of registers). A burst is of
+// one DPDK session (`session`), and of the requests batch[next - count,
+// next) with no gap: a request of another shape ends the burst before it,
+// as does one that cannot go to the device (an empty message's MAC, a shape
+// the device declines), which is settled alone when it comes first.
+// `arrived` gathers the statuses the burst's requests arrived with
+// (ErrorCode::ok is 0), so that a burst that succeeds whole stores nothing
+// into requests that already say ok. In a uniform batch (kUniform:
+// process_uniform()), only a burst's first request is looked at for its
+// shape, and every request arrives ok.
 template <AlgorithmKind kKind, bool kUniform>
 std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, void* pair,
-                                 ca_dpdk_job* jobs, void*& session, unsigned& arrived) {
+                                 void*& session, unsigned& arrived) {
   constexpr bool aead = kKind == AlgorithmKind::aead;
   constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
-  // In locals: a job's session pointer, stored per request, could be the
-  // member's for all the compiler knows.
   std::uint64_t last_low = last_low_, last_high = last_high_;
   void* last_session = last_session_;
   unsigned statuses = 0;
   std::size_t count = 0;
   for (; next < batch.size() && count < CA_DPDK_MAX_BURST; ++next) {
     Request& r = batch[next];
+    if constexpr (kUniform && kKind != AlgorithmKind::mac) {
+      if (count != 0) {
+        // The rest of the burst has the first one's shape.
+        const std::size_t rest =
+            std::min(batch.size() - next, std::size_t{CA_DPDK_MAX_BURST} - count);
+        next += rest;
+        count += rest;
+        break;
+      }
+    }
     if (kKind == AlgorithmKind::mac && r.in.empty()) {
       if (count != 0) break;
       r.status = empty_message_mac(pair, r.out);
       continue;
     }
     if (kUniform && count != 0) {
-      statuses |= static_cast<unsigned>(r.status);
-      jobs[count++] = job_of<kKind>(r);
+      ++count;
       continue;
     }
     const auto direction = static_cast<std::uint32_t>(direction_of(r.op));
@@ -224,8 +238,8 @@ std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, vo
       last_low = low;
       last_high = high;
     }
-    statuses |= static_cast<unsigned>(r.status);
-    jobs[count++] = job_of<kKind>(r);
+    if (!kUniform) statuses |= static_cast<unsigned>(r.status);
+    ++count;
   }
   last_low_ = last_low;
   last_high_ = last_high;
@@ -252,39 +266,41 @@ std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
     for (Request& r : batch) r.status = ErrorCode::driver_failure;
     return batch.size();
   }
-  std::array<ca_dpdk_job, CA_DPDK_MAX_BURST> jobs;
   std::size_t next = 0;
   while (next < batch.size()) {
     // The kind, decided once per burst.
     std::size_t count = 0;
     void* session = nullptr;
     unsigned arrived = 0;
+    const ca_dpdk_request_layout* layout = nullptr;
     switch (algorithm_.kind) {
       case AlgorithmKind::cipher:
-        count = collect<AlgorithmKind::cipher, kUniform>(batch, next, pair, jobs.data(), session,
-                                                         arrived);
+        count = collect<AlgorithmKind::cipher, kUniform>(batch, next, pair, session, arrived);
+        layout = &kLayout<AlgorithmKind::cipher>;
         break;
       case AlgorithmKind::aead:
-        count = collect<AlgorithmKind::aead, kUniform>(batch, next, pair, jobs.data(), session,
-                                                       arrived);
+        count = collect<AlgorithmKind::aead, kUniform>(batch, next, pair, session, arrived);
+        layout = &kLayout<AlgorithmKind::aead>;
         break;
       case AlgorithmKind::digest:
-        count = collect<AlgorithmKind::digest, kUniform>(batch, next, pair, jobs.data(), session,
-                                                         arrived);
+        count = collect<AlgorithmKind::digest, kUniform>(batch, next, pair, session, arrived);
+        layout = &kLayout<AlgorithmKind::digest>;
         break;
       case AlgorithmKind::mac:
-        count =
-            collect<AlgorithmKind::mac, kUniform>(batch, next, pair, jobs.data(), session, arrived);
+        count = collect<AlgorithmKind::mac, kUniform>(batch, next, pair, session, arrived);
+        layout = &kLayout<AlgorithmKind::mac>;
         break;
       case AlgorithmKind::public_key:
         for (; next < batch.size(); ++next) batch[next].status = ErrorCode::unsupported;
         break;
     }
     if (count != 0) {
-      // The jobs are batch[next - count, next): see collect().
+      // The burst is batch[next - count, next): see collect().
       const std::span<Request> owners = batch.subspan(next - count, count);
-      if (backend_.run(pair, session, jobs.data(), count, kBurstDeadlineNs) != count)
-        for (std::size_t i = 0; i < count; ++i) owners[i].status = status_of(jobs[i].status);
+      std::array<int, CA_DPDK_MAX_BURST> statuses;
+      if (backend_.run(pair, session, owners.data(), layout, count, kBurstDeadlineNs,
+                       statuses.data()) != count)
+        for (std::size_t i = 0; i < count; ++i) owners[i].status = status_of(statuses[i]);
       else if (arrived != 0)
         for (Request& r : owners) r.status = ErrorCode::ok;
     }

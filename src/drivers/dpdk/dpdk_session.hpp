@@ -41,8 +41,8 @@ class DpdkSession final : public DriverSession {
   template <bool kUniform>
   std::size_t run_bursts(std::span<Request> batch) noexcept;
   template <AlgorithmKind kKind, bool kUniform>
-  std::size_t collect(std::span<Request> batch, std::size_t& next, void* pair, ca_dpdk_job* jobs,
-                      void*& session, unsigned& arrived);
+  std::size_t collect(std::span<Request> batch, std::size_t& next, void* pair, void*& session,
+                      unsigned& arrived);
   // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
   ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
   // One plain digest of `in` on `pair` with `session`.

@@ -8,6 +8,7 @@
 
 #include <time.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include <rte_cryptodev.h>
@@ -77,20 +78,35 @@ void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data, std:
   m->pkt_len = length;
 }
 
-// Do the job's input and output share bytes without being the same?
-bool overlap(const ca_dpdk_job& job) {
-  const auto in = reinterpret_cast<std::uintptr_t>(job.in);
-  const auto out = reinterpret_cast<std::uintptr_t>(job.out);
-  return in != out && in < out + job.length && out < in + job.length;
+// One of the library's requests, read through its layout (memcpy: the
+// backend knows the fields' places, not their C++ types).
+struct RequestFields {
+  const std::uint8_t* in;
+  std::uint8_t* out;
+  std::uint32_t length;
+};
+
+template <typename T>
+T field_at(const std::byte* request, std::size_t offset) {
+  T value;
+  std::memcpy(&value, request + offset, sizeof value);
+  return value;
 }
 
-// Fills operation `i` of `pair` from `job`, whose session is `session`, of
-// kind `kType`, on a device that reads the caller's memory (kByReference)
-// or not. Both are template parameters so that a run of jobs is filled
-// without a branch on either per job.
+// Do a request's input and output share bytes without being the same?
+bool overlap(const std::uint8_t* in_at, const std::uint8_t* out_at, std::uint32_t length) {
+  const auto in = reinterpret_cast<std::uintptr_t>(in_at);
+  const auto out = reinterpret_cast<std::uintptr_t>(out_at);
+  return in != out && in < out + length && out < in + length;
+}
+
+// Fills operation `i` of `pair` from `request`, whose session is
+// `session`, of kind `kType`, on a device that reads the caller's memory
+// (kByReference) or not. Both are template parameters so that a run of
+// requests is filled without a branch on either per request.
 template <rte_crypto_sym_xform_type kType, bool kByReference>
-void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::size_t i,
-          const ca_dpdk_job& job) {
+void fill(const BurstSetting& b, const Session& session, const ca_dpdk_request_layout& layout,
+          QueuePair& pair, std::size_t i, const std::byte* request) {
   rte_crypto_op* op = pair.ops[i];
   op->raw = b.fresh_op_word;
   rte_crypto_sym_op* sym = op->sym;
@@ -103,36 +119,45 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
   }
   sym->session = session.dpdk;
   if (session.iv_length != 0)
-    copy_iv(rte_crypto_op_ctod_offset(op, std::uint8_t*, kIvOffset), job.iv, session.iv_length);
+    copy_iv(rte_crypto_op_ctod_offset(op, std::uint8_t*, kIvOffset),
+            field_at<const std::uint8_t*>(request, layout.iv), session.iv_length);
 
-  const bool in_place = job.out == nullptr || job.out == job.in;
+  constexpr bool hashes = kType == RTE_CRYPTO_SYM_XFORM_AUTH;
+  const auto* in = field_at<const std::uint8_t*>(request, layout.in);
+  const auto length = static_cast<std::uint32_t>(field_at<std::size_t>(request, layout.in_length));
+  auto* out = hashes ? nullptr : field_at<std::uint8_t*>(request, layout.out);
+  const bool in_place = hashes || out == in;
   rte_mbuf* source = pair.source[i];
   rte_mbuf* destination = nullptr;
-  std::uint8_t* digest = job.digest;
+  std::uint8_t* digest = nullptr;
   rte_iova_t digest_iova = 0;
   if constexpr (kByReference) {
     if (in_place) {
-      point_at(b, source, job.in, job.length);
-    } else if (!b.out_of_place || overlap(job)) {
+      point_at(b, source, in, length);
+    } else if (!b.out_of_place || overlap(in, out, length)) {
       // No out-of-place here, or an output that overlaps the input (the
       // provider hands on a decryption's held-back bytes that way), which
       // a PMD may read after writing: copy, then work in place on the
       // output.
-      std::memmove(job.out, job.in, job.length);
-      point_at(b, source, job.out, job.length);
+      std::memmove(out, in, length);
+      point_at(b, source, out, length);
     } else {
-      point_at(b, source, job.in, job.length);
+      point_at(b, source, in, length);
       destination = pair.destination[i];
-      point_at(b, destination, job.out, job.length);
+      point_at(b, destination, out, length);
     }
-    digest_iova = iova_of(b, digest);
+    if constexpr (kType != RTE_CRYPTO_SYM_XFORM_CIPHER) {
+      digest = field_at<std::uint8_t*>(request, layout.digest);
+      digest_iova = iova_of(b, digest);
+    }
   } else {
-    copy_into(source, job.in, job.length);
+    copy_into(source, in, length);
     // The digest goes after the data, in memory the device can reach.
-    digest = rte_pktmbuf_mtod_offset(source, std::uint8_t*, job.length);
-    digest_iova = rte_pktmbuf_iova_offset(source, job.length);
+    digest = rte_pktmbuf_mtod_offset(source, std::uint8_t*, length);
+    digest_iova = rte_pktmbuf_iova_offset(source, length);
     if (kType == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_DECRYPT)
-      std::memcpy(digest, job.digest, session.digest_length);
+      std::memcpy(digest, field_at<const std::uint8_t*>(request, layout.digest),
+                  session.digest_length);
   }
   sym->m_src = source;
   sym->m_dst = destination;
@@ -140,26 +165,28 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
   switch (kType) {
     case RTE_CRYPTO_SYM_XFORM_CIPHER:
       sym->cipher.data.offset = 0;
-      sym->cipher.data.length = job.length;
+      sym->cipher.data.length = length;
       break;
     case RTE_CRYPTO_SYM_XFORM_AUTH:
       sym->auth.data.offset = 0;
-      sym->auth.data.length = job.length;
+      sym->auth.data.length = length;
       sym->auth.digest.data = digest;
       sym->auth.digest.phys_addr = digest_iova;
       break;
     case RTE_CRYPTO_SYM_XFORM_AEAD: {
       sym->aead.data.offset = 0;
-      sym->aead.data.length = job.length;
+      sym->aead.data.length = length;
       sym->aead.digest.data = digest;
       sym->aead.digest.phys_addr = digest_iova;
+      const auto* aad_in = session.aad_length != 0
+                               ? field_at<const std::uint8_t*>(request, layout.aad)
+                               : zero_length_target;
       if constexpr (kByReference) {
-        sym->aead.aad.data =
-            const_cast<std::uint8_t*>(job.aad != nullptr ? job.aad : zero_length_target);
+        sym->aead.aad.data = const_cast<std::uint8_t*>(aad_in);
         sym->aead.aad.phys_addr = iova_of(b, sym->aead.aad.data);
       } else {
         auto* aad = rte_crypto_op_ctod_offset(op, std::uint8_t*, kAadOffset);
-        if (session.aad_length != 0) std::memcpy(aad, job.aad, session.aad_length);
+        if (session.aad_length != 0) std::memcpy(aad, aad_in, session.aad_length);
         sym->aead.aad.data = aad;
         sym->aead.aad.phys_addr = rte_crypto_op_ctophys_offset(op, kAadOffset);
       }
@@ -171,17 +198,18 @@ void fill(const BurstSetting& b, const Session& session, QueuePair& pair, std::s
 }
 
 template <rte_crypto_sym_xform_type kType, bool kByReference>
-void fill_run(const BurstSetting& b, const Session& session, QueuePair& pair,
-              const ca_dpdk_job* jobs, std::size_t count) {
+void fill_run(const BurstSetting& b, const Session& session, const ca_dpdk_request_layout& layout,
+              QueuePair& pair, const std::byte* requests, std::size_t count) {
   if (pair.only_kind == QueuePair::kNoKindYet) pair.only_kind = kType;
   // A second kind: from now on each operation remembers its own (the ones
   // filled before are taken for any kind, and zeroed once more).
   if (pair.only_kind != kType) pair.only_kind = QueuePair::kMixedKinds;
-  for (std::size_t i = 0; i < count; ++i) fill<kType, kByReference>(b, session, pair, i, jobs[i]);
+  for (std::size_t i = 0; i < count; ++i, requests += layout.stride)
+    fill<kType, kByReference>(b, session, layout, pair, i, requests);
 }
 
-using FillRun = void (*)(const BurstSetting&, const Session&, QueuePair&, const ca_dpdk_job*,
-                         std::size_t);
+using FillRun = void (*)(const BurstSetting&, const Session&, const ca_dpdk_request_layout&,
+                         QueuePair&, const std::byte*, std::size_t);
 
 template <bool kByReference>
 FillRun fill_run_for(rte_crypto_sym_xform_type type) {
@@ -195,13 +223,16 @@ FillRun fill_run_for(rte_crypto_sym_xform_type type) {
   }
 }
 
-// Copies a finished operation's results back to its job, marks it in
+// Copies a finished operation's results back to its request, marks it in
 // `finished` and counts it in `unsuccessful` if it failed; false for an
-// operation that is none of this burst's, or one returned twice. `expected` is its index when the
-// device returns operations in order, as most do; otherwise the index is read from the operation's
-// private area (another cache line).
-bool finish(const Device& device, const Session& session, const QueuePair& pair, rte_crypto_op* op,
-            std::size_t expected, ca_dpdk_job* jobs, std::size_t count, std::uint64_t& finished,
+// operation that is none of this burst's, or one returned twice. `expected`
+// is its index when the device returns operations in order, as most do;
+// otherwise the index is read from the operation's private area (another
+// cache line). A failed operation's status stays in the operation, for
+// run_burst() to report.
+bool finish(const Device& device, const Session& session, const ca_dpdk_request_layout& layout,
+            const QueuePair& pair, rte_crypto_op* op, std::size_t expected,
+            const std::byte* requests, std::size_t count, std::uint64_t& finished,
             std::size_t& unsuccessful) {
   std::size_t i = expected;
   if (i >= count || pair.ops[i] != op) {
@@ -211,29 +242,34 @@ bool finish(const Device& device, const Session& session, const QueuePair& pair,
   const std::uint64_t bit = std::uint64_t{1} << i;
   if ((finished & bit) != 0) return false;
   finished |= bit;
-  ca_dpdk_job& job = jobs[i];
-  switch (op->status) {
-    case RTE_CRYPTO_OP_STATUS_SUCCESS:
-      job.status = CA_DPDK_OK;
-      break;
-    case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
-      job.status = CA_DPDK_AUTH_FAILED;
-      ++unsuccessful;
-      return true;
-    default:
-      job.status = CA_DPDK_FAILED;
-      ++unsuccessful;
-      return true;
+  if (op->status != RTE_CRYPTO_OP_STATUS_SUCCESS) {
+    ++unsuccessful;
+    return true;
   }
   if (device.description.by_reference) return true;
+  const std::byte* request = requests + i * layout.stride;
+  const auto length = field_at<std::size_t>(request, layout.in_length);
   const auto* data = rte_pktmbuf_mtod(pair.source[i], const std::uint8_t*);
-  if (session.type != RTE_CRYPTO_SYM_XFORM_AUTH && job.length != 0)
-    std::memcpy(job.out, data, job.length);
+  if (session.type != RTE_CRYPTO_SYM_XFORM_AUTH && length != 0)
+    std::memcpy(field_at<std::uint8_t*>(request, layout.out), data, length);
   const bool writes_digest =
       session.type == RTE_CRYPTO_SYM_XFORM_AUTH ||
       (session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_ENCRYPT);
-  if (writes_digest) std::memcpy(job.digest, data + job.length, session.digest_length);
+  if (writes_digest)
+    std::memcpy(field_at<std::uint8_t*>(request, layout.digest), data + length,
+                session.digest_length);
   return true;
+}
+
+int status_of(const rte_crypto_op& op) {
+  switch (op.status) {
+    case RTE_CRYPTO_OP_STATUS_SUCCESS:
+      return CA_DPDK_OK;
+    case RTE_CRYPTO_OP_STATUS_AUTH_FAILED:
+      return CA_DPDK_AUTH_FAILED;
+    default:
+      return CA_DPDK_FAILED;  // also one the device refused, never processed
+  }
 }
 
 // Bits [from, from + n) of a burst's mask.
@@ -257,11 +293,12 @@ void release_queue_pair(void* handle) {
   if (pair != nullptr) pair->owner->free_pairs.give_back(pair, pair->retired);
 }
 
-std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std::size_t count,
-                      std::uint64_t deadline_ns) {
+std::size_t run_burst(void* handle, void* session_handle, const void* requests,
+                      const ca_dpdk_request_layout* layout_handle, std::size_t count,
+                      std::uint64_t deadline_ns, int* statuses) {
   auto* pair = static_cast<QueuePair*>(handle);
   if (pair == nullptr || session_handle == nullptr || pair->retired || count > CA_DPDK_MAX_BURST) {
-    for (std::size_t i = 0; i < count; ++i) jobs[i].status = CA_DPDK_FAILED;
+    for (std::size_t i = 0; i < count; ++i) statuses[i] = CA_DPDK_FAILED;
     return 0;
   }
   const Device& device = *pair->owner;
@@ -270,15 +307,17 @@ std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std
       .out_of_place = (device.features & RTE_CRYPTODEV_FF_OOP_LB_IN_LB_OUT) != 0,
       .virtual_addresses = device.virtual_addresses,
       .fresh_op_word = pair->fresh_op_word};
-  // The session's fields copied once, for the same reason.
+  // The session's fields and the layout copied once, for the same reason.
   const Session session = *static_cast<const Session*>(session_handle);
+  const ca_dpdk_request_layout layout = *layout_handle;
+  const auto* first = static_cast<const std::byte*>(requests);
   const FillRun fill_all =
       setting.by_reference ? fill_run_for<true>(session.type) : fill_run_for<false>(session.type);
-  fill_all(setting, session, *pair, jobs, count);
+  fill_all(setting, session, layout, *pair, first, count);
   // The clock is read only once the device keeps the CPU waiting: a device
   // that computes in the caller's thread never does.
   std::uint64_t give_up = 0;
-  static_assert(CA_DPDK_MAX_BURST <= 64, "one bit per job of a burst");
+  static_assert(CA_DPDK_MAX_BURST <= 64, "one bit per request of a burst");
   std::uint64_t finished = 0;
   // Operations back (of this burst), and those of them that failed.
   std::size_t enqueued = 0, done = 0, completed = 0, unsuccessful = 0;
@@ -293,9 +332,8 @@ std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std
       if (taken == 0 && enqueued == done) {
         // Nothing in flight, so no full queue: the device refused the
         // operation (a length or a parameter its PMD does not take). It
-        // fails alone, at once, instead of holding the burst until the
-        // deadline retires the pair.
-        jobs[enqueued].status = CA_DPDK_FAILED;
+        // fails alone, at once (its status still says "not processed"),
+        // instead of holding the burst until the deadline retires the pair.
         finished |= std::uint64_t{1} << enqueued;
         ++enqueued;
         ++done;
@@ -306,8 +344,8 @@ std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std
                                                         static_cast<std::uint16_t>(count - done));
     std::uint16_t k = 0;
     if (setting.by_reference) {
-      // The common case, without a store per job: operations back in
-      // order, each a success, nothing to copy (jobs arrive marked OK).
+      // The common case, without a store per request: operations back in
+      // order, each a success, nothing to copy.
       while (k < n && done + k < count && pair->ops[done + k] == back[k] &&
              back[k]->status == RTE_CRYPTO_OP_STATUS_SUCCESS)
         ++k;
@@ -315,8 +353,8 @@ std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std
     }
     std::size_t ours = k;
     for (; k < n; ++k)
-      ours +=
-          finish(device, session, *pair, back[k], done + k, jobs, count, finished, unsuccessful);
+      ours += finish(device, session, layout, *pair, back[k], done + k, first, count, finished,
+                     unsuccessful);
     // An operation that is none of this burst's (a device whose queue pairs
     // share rings would hand one over) does not count as one of its own.
     completed += ours;
@@ -333,10 +371,11 @@ std::size_t run_burst(void* handle, void* session_handle, ca_dpdk_job* jobs, std
       break;
     }
   }
-  if (completed != count)
+  const std::size_t succeeded = completed - unsuccessful;
+  if (succeeded != count)
     for (std::size_t i = 0; i < count; ++i)
-      if ((finished >> i & 1) == 0) jobs[i].status = CA_DPDK_TIMED_OUT;
-  return completed - unsuccessful;
+      statuses[i] = (finished >> i & 1) == 0 ? CA_DPDK_TIMED_OUT : status_of(*pair->ops[i]);
+  return succeeded;
 }
 
 }  // namespace cryptoaccel::dpdk_backend

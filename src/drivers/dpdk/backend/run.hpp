@@ -11,7 +11,8 @@ namespace cryptoaccel::dpdk_backend {
 
 void* acquire_queue_pair(int id);
 void release_queue_pair(void* queue_pair);
-std::size_t run_burst(void* queue_pair, void* session, ca_dpdk_job* jobs, std::size_t count,
-                      std::uint64_t deadline_ns);
+std::size_t run_burst(void* queue_pair, void* session, const void* requests,
+                      const ca_dpdk_request_layout* layout, std::size_t count,
+                      std::uint64_t deadline_ns, int* statuses);
 
 }  // namespace cryptoaccel::dpdk_backend
