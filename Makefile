@@ -132,7 +132,7 @@ asan-tests-after: normal-tests beside-asan-build
 tsan-tests-after: asan-tests-after beside-tsan-build
 	@$(MAKE) --no-print-directory tsan-tests
 
-# The provider on other OpenSSL versions (issue 21, docs/testing.md): each
+# The provider on other OpenSSL versions (docs/testing.md): each
 # built from Debian's source package (scripts/build-openssl-version, cached
 # per version), the provider built against its headers without a warning,
 # and both that module and the one built against the system's OpenSSL (one
@@ -233,11 +233,13 @@ KAT_SAMPLE ?= 100
 
 # Memory errors in the project's code: every suite that runs it, less the
 # `.default-only` runs of the real programs (OpenSSL's default provider
-# alone, none of our code) and the source tree's layout checks.
+# alone, none of our code), the source tree's layout checks and the man
+# pages' and completion's checks (documentation, checked on the normal
+# build).
 # Built: what those suites run (dpdk-suites: the dpdk driver's, where it
 # is built). Not the provider's module, which no test of this build loads
 # (provider_unit_tests compiles the provider's code it tests).
-ASAN_EXCLUDE ?= (\.default-only$$|^layout\.)
+ASAN_EXCLUDE ?= (\.default-only$$|^layout\.|^man\.|^completion\.)
 ASAN_TARGETS ?= cryptoaccel-cli unit_tests kat_tests provider_unit_tests dpdk-suites
 test-asan: deps build-asan asan-tests
 build-asan: SANITIZER_OPT = -O0
