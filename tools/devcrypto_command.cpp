@@ -58,8 +58,8 @@ Action add_devcrypto_command(CLI::App& app) {
       "devcrypto",
       "Serve /dev/crypto (the cryptodev-linux ABI) from userland through CUSE, on top of\n"
       "this framework: any driver, the dispatcher's policy. Needs root and the cuse module.\n"
-      "Programs that call CRIOGET (OpenBSD style) run with\n"
-      "LD_PRELOAD=libcryptoaccel-crioget.so (docs/devcrypto.md, \"CRIOGET\").");
+      "Programs that call CRIOGET (OpenBSD style) run with libcryptoaccel-crioget.so\n"
+      "preloaded, from the cryptoaccel/ folder beside the library (docs/devcrypto.md, \"CRIOGET\").");
   // A plain name here; that /dev/NAME does not exist yet is checked when
   // the server starts (run_server), where the answer is current.
   cmd->add_option("-n,--name", options->server.device_name,

@@ -31,7 +31,9 @@ std::vector<std::string> candidates() {
   std::vector<std::string> paths;
   if (const std::string dir = own_directory(); !dir.empty()) paths.push_back(dir + "/" + kFileName);
   paths.emplace_back(CRYPTOACCEL_DPDK_BACKEND_INSTALLED);
+#ifdef CRYPTOACCEL_DPDK_BACKEND_BUILT
   paths.emplace_back(CRYPTOACCEL_DPDK_BACKEND_BUILT);
+#endif
   return paths;
 }
 
