@@ -23,6 +23,10 @@ install(FILES ${PROJECT_BINARY_DIR}/cryptoaccelConfig.cmake
               ${PROJECT_BINARY_DIR}/cryptoaccelConfigVersion.cmake
         DESTINATION ${config_dir})
 
+# The prefix as seen from the installed .pc file: lib/pkgconfig is two
+# folders down, a multiarch lib/x86_64-linux-gnu/pkgconfig three.
+file(RELATIVE_PATH CRYPTOACCEL_PC_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"
+     "${CMAKE_INSTALL_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/cryptoaccel.pc.in ${PROJECT_BINARY_DIR}/cryptoaccel.pc
                @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cryptoaccel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

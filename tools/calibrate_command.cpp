@@ -307,8 +307,8 @@ Action add_calibrate_command(CLI::App& app) {
                     "with --machine: do nothing when the machine's profile still fits this CPU, "
                     "microcode, OpenSSL and drivers");
   command->add_option("--provider", options->provider,
-                      "the provider module --machine loads (default: the build tree's next to "
-                      "this program, else the installed cryptoaccel.so)");
+                      "the provider module --machine loads (default: the installed cryptoaccel.so; "
+                      "the build tree's for the build tree's command)");
   return [options, seconds] {
     options->seconds_given = seconds->count() > 0;
     return run(*options);

@@ -1,5 +1,7 @@
 #include "provider_check.hpp"
 
+#include "build_paths.hpp"
+
 #include <fmt/core.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -250,14 +252,13 @@ class Measure {
 }  // namespace
 
 std::string default_provider_module() {
-  // In the build tree the program is tools/cryptoaccel and the module
-  // src/provider/cryptoaccel.so.
+  // The build tree's command loads the module built beside it; any other
+  // copy only the installed module. A folder next to an installed program
+  // is no place to load code from as root: /usr/local/src is writable by
+  // the group staff on Debian.
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto built = self.parent_path().parent_path() / "src" / "provider" / "cryptoaccel.so";
-    if (std::filesystem::is_regular_file(built, ec)) return built.string();
-  }
+  if (!ec && self == std::filesystem::path(build_paths::kCli)) return build_paths::kProvider;
   return CRYPTOACCEL_INSTALLED_PROVIDER;
 }
 

@@ -22,9 +22,9 @@ namespace {
 // ours (docs/provider.md), then OpenSSL's rarer ones; the error for an
 // unknown key lists them in this order.
 constexpr std::string_view kKnownKeys[] = {
-    "module",  "activate",      "policy",      "driver",   "stats",
-    "profile", "offload_share", "seed_source", "direct",   "gather",
-    "async",   "async_workers", "key_storage", "dpdk",     "identity", "soft_load"};
+    "module",        "activate",    "policy",   "driver",   "stats", "profile",
+    "offload_share", "seed_source", "direct",   "gather",   "async", "async_workers",
+    "key_storage",   "dpdk",        "identity", "soft_load"};
 
 struct OpensslFree {
   void operator()(char* p) const noexcept { OPENSSL_free(p); }
@@ -49,7 +49,8 @@ void check_config_keys(const OSSL_CORE_HANDLE* handle, const OSSL_DISPATCH* in) 
                          OSSL_PARAM_END};
   if (!get_params(handle, params) || name == nullptr) return;
 
-  const char* env = std::getenv("OPENSSL_CONF");
+  // As OpenSSL reads it: a set-user-ID program ignores the caller's.
+  const char* env = secure_getenv("OPENSSL_CONF");
   std::unique_ptr<char, OpensslFree> fallback(CONF_get1_default_config_file());
   const char* file = env != nullptr && *env != '\0' ? env : fallback.get();
   if (file == nullptr) return;

@@ -10,7 +10,9 @@
 namespace cryptoaccel::cryptodev {
 
 std::string device_path() {
-  const char* path = std::getenv("CRYPTOACCEL_CRYPTODEV_DEVICE");
+  // Never from the caller of a set-user-ID program: it would open any path
+  // read-write as its owner and send it ioctls.
+  const char* path = secure_getenv("CRYPTOACCEL_CRYPTODEV_DEVICE");
   return path != nullptr && *path != '\0' ? path : "/dev/crypto";
 }
 

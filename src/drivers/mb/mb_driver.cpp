@@ -109,7 +109,7 @@ class MbDriver final : public Driver {
 
 // CRYPTOACCEL_MB_DEADLINE_US: whole microseconds, 0 to 100000.
 std::chrono::microseconds deadline_from_environment(std::vector<std::string>& notes) {
-  const char* text = std::getenv("CRYPTOACCEL_MB_DEADLINE_US");
+  const char* text = secure_getenv("CRYPTOACCEL_MB_DEADLINE_US");
   if (text == nullptr || *text == '\0') return kDefaultDeadline;
   char* end = nullptr;
   errno = 0;
