@@ -78,14 +78,8 @@ void point_at(const BurstSetting& b, rte_mbuf* m, const std::uint8_t* data, std:
   m->pkt_len = length;
 }
 
-// One of the library's requests, read through its layout (memcpy: the
-// backend knows the fields' places, not their C++ types).
-struct RequestFields {
-  const std::uint8_t* in;
-  std::uint8_t* out;
-  std::uint32_t length;
-};
-
+// A field of one of the library's requests, read through its layout
+// (memcpy: the backend knows the fields' places, not their C++ types).
 template <typename T>
 T field_at(const std::byte* request, std::size_t offset) {
   T value;
