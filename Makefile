@@ -101,6 +101,7 @@ run: build-run
 # after it.
 test:
 	@scripts/test-times --start
+	@scripts/disk-room --warn
 	$(TIMED) "deps" scripts/install-deps
 	$(MAKE) --no-print-directory build
 	$(MAKE) --no-print-directory -j3 normal-tests beside-asan-build beside-tsan-build \
@@ -115,7 +116,7 @@ define beside
 	  grep '^==' $(TIMES)/beside-$(2).log || true; \
 	  echo "beside the tests: $(1) passed"; \
 	else \
-	  tail -80 $(TIMES)/beside-$(2).log; \
+	  tail -80 $(TIMES)/beside-$(2).log; scripts/disk-room; \
 	  echo "beside the tests: $(1) failed (whole log: $(TIMES)/beside-$(2).log)"; exit 1; \
 	fi
 endef
