@@ -64,6 +64,8 @@ struct ca_dpdk_device {
   char driver[64];      /* the PMD: "crypto_aesni_mb" */
   int hardware;         /* RTE_CRYPTODEV_FF_HW_ACCELERATED */
   int by_reference;     /* the PMD reads the caller's memory itself (no DMA): no copies */
+  int synchronous;      /* in-place requests run in the caller's thread, through DPDK's
+                           CPU crypto API, with no queue pair (run_synchronous) */
   uint32_t queue_pairs; /* the queue pairs the backend set up */
   uint32_t max_request; /* the largest request one operation takes */
   int usable;           /* 0: `unusable` says why */
@@ -140,7 +142,23 @@ struct ca_dpdk_backend {
   size_t (*run)(void* queue_pair, void* session, const void* requests,
                 const struct ca_dpdk_request_layout* layout, size_t count, uint64_t deadline_ns,
                 int* statuses);
+  /* Runs the same burst in the calling thread through DPDK's synchronous
+   * CPU crypto API, with no queue pair, where device `id` offers it (the
+   * PMDs that compute with the CPU: aesni_mb, aesni_gcm), every request is
+   * in place (a cipher's `out` is its `in`; digests always are) and this
+   * thread may (see run.cpp: DPDK gives each thread that uses the API a
+   * manager it never frees, so a process's first threads only). Returns 0
+   * when it ran them, with `*succeeded` and `statuses` as run() sets them
+   * (a CA_DPDK_TIMED_OUT never); -1, having touched nothing, when the
+   * burst must go through a queue pair instead. */
+  int (*run_synchronous)(int id, void* session, const void* requests,
+                         const struct ca_dpdk_request_layout* layout, size_t count, int* statuses,
+                         size_t* succeeded);
 };
+
+/* Part of the version string both sides compare: a backend built with
+ * another table is refused, whatever its release. */
+#define CA_DPDK_ABI_REVISION "2"
 
 #define CA_DPDK_MAX_BURST 64
 

@@ -19,8 +19,7 @@ constexpr const char* kFileName = "cryptoaccel-dpdk.so";
 
 std::string own_directory() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&load_backend), &info) == 0 ||
-      info.dli_fname == nullptr)
+  if (dladdr(reinterpret_cast<const void*>(&load_backend), &info) == 0 || info.dli_fname == nullptr)
     return {};
   const std::string file = info.dli_fname;
   const auto slash = file.rfind('/');
@@ -51,7 +50,8 @@ LoadedBackend load() {
     }
     auto entry = reinterpret_cast<ca_dpdk_backend_entry>(dlsym(handle, CA_DPDK_BACKEND_SYMBOL));
     const ca_dpdk_backend* backend = entry != nullptr ? entry() : nullptr;
-    if (backend == nullptr || std::string(backend->version) != CRYPTOACCEL_VERSION_STRING) {
+    if (backend == nullptr || std::string(backend->version) != CRYPTOACCEL_VERSION_STRING
+                                  "/abi" CA_DPDK_ABI_REVISION) {
       loaded.reason = path + " is not the DPDK backend of cryptoaccel " CRYPTOACCEL_VERSION_STRING;
       return loaded;
     }

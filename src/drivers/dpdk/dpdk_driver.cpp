@@ -61,6 +61,7 @@ class DpdkDriver final : public Driver {
   std::string description() const override {
     return std::string("DPDK ") + device_.driver + (device_.hardware ? " (hardware)" : "") + ", " +
            std::to_string(device_.queue_pairs) + " queue pairs" +
+           (device_.synchronous ? ", in-place requests through its CPU crypto API" : "") +
            (device_.by_reference ? "" : ", requests copied to DMA memory");
   }
   DriverTraits traits() const noexcept override {

@@ -135,9 +135,11 @@ bool DpdkSession::plain_digest(void* pair, void* session, std::span<const std::u
 // after it. An empty message's MAC is one constant per key,
 // H((K ^ opad) || H(K ^ ipad)), made once here from two plain hashes on
 // the same device; a device without the plain digest declines it.
-ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out) {
+ErrorCode DpdkSession::empty_message_mac(QueuePairHeld& held, std::span<std::uint8_t> out) {
   const std::size_t block = algorithm_.block_size, size = algorithm_.output_size;
   if (empty_message_mac_.empty()) {
+    void* pair = held.get();
+    if (pair == nullptr) return ErrorCode::driver_failure;
     const auto plain = plain_digest_of(backend_algorithm_);
     ca_dpdk_capability offered{};
     if (plain) backend_.capability(device_, *plain, &offered);
@@ -182,7 +184,7 @@ ErrorCode DpdkSession::empty_message_mac(void* pair, std::span<std::uint8_t> out
 // process_uniform()), only a burst's first request is looked at for its
 // shape, and every request arrives ok.
 template <AlgorithmKind kKind, bool kUniform>
-std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, void* pair,
+std::size_t DpdkSession::collect(std::span<Request> batch, std::size_t& next, QueuePairHeld& pair,
                                  void*& session, unsigned& arrived) {
   constexpr bool aead = kKind == AlgorithmKind::aead;
   constexpr bool hashes = kKind == AlgorithmKind::digest || kKind == AlgorithmKind::mac;
@@ -257,15 +259,22 @@ std::size_t DpdkSession::process_uniform(std::span<Request> batch) noexcept {
   return run_bursts<true>(batch);
 }
 
-template <bool kUniform>
-std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
+void* DpdkSession::QueuePairHeld::get() {
   // A thread cancelled while it waits for a queue pair waits until it has
   // one (the backend defers cancellation there): process() is noexcept.
-  void* pair = backend_.queue_pair_acquire(device_);
-  if (pair == nullptr) {
-    for (Request& r : batch) r.status = ErrorCode::driver_failure;
-    return batch.size();
-  }
+  if (pair == nullptr) pair = backend.queue_pair_acquire(device);
+  return pair;
+}
+
+DpdkSession::QueuePairHeld::~QueuePairHeld() {
+  if (pair != nullptr) backend.queue_pair_release(pair);
+}
+
+template <bool kUniform>
+std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
+  // Taken when a burst first needs one: a device that computes in the
+  // caller's thread runs in-place bursts without (run_synchronous).
+  QueuePairHeld pair{backend_, device_};
   std::size_t next = 0;
   while (next < batch.size()) {
     // The kind, decided once per burst.
@@ -298,8 +307,17 @@ std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
       // The burst is batch[next - count, next): see collect().
       const std::span<Request> owners = batch.subspan(next - count, count);
       std::array<int, CA_DPDK_MAX_BURST> statuses;
-      if (backend_.run(pair, session, owners.data(), layout, count, kBurstDeadlineNs,
-                       statuses.data()) != count)
+      std::size_t succeeded = 0;
+      if (backend_.run_synchronous(device_, session, owners.data(), layout, count, statuses.data(),
+                                   &succeeded) != 0) {
+        if (void* queue_pair = pair.get(); queue_pair != nullptr) {
+          succeeded = backend_.run(queue_pair, session, owners.data(), layout, count,
+                                   kBurstDeadlineNs, statuses.data());
+        } else {
+          statuses.fill(CA_DPDK_FAILED);  // the device is gone
+        }
+      }
+      if (succeeded != count)
         for (std::size_t i = 0; i < count; ++i) owners[i].status = status_of(statuses[i]);
       else if (arrived != 0)
         for (Request& r : owners) r.status = ErrorCode::ok;
@@ -310,7 +328,6 @@ std::size_t DpdkSession::run_bursts(std::span<Request> batch) noexcept {
       last_session_ = nullptr;  // it may have been one of them
     }
   }
-  backend_.queue_pair_release(pair);
   return batch.size();
 }
 

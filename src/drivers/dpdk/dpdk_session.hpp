@@ -34,6 +34,19 @@ class DpdkSession final : public DriverSession {
     }
   };
 
+  // A queue pair of the device, taken on first need and given back when
+  // the batch is done.
+  struct QueuePairHeld {
+    const ca_dpdk_backend& backend;
+    int device;
+    void* pair = nullptr;
+    QueuePairHeld(const ca_dpdk_backend& b, int d) noexcept : backend(b), device(d) {}
+    QueuePairHeld(const QueuePairHeld&) = delete;
+    QueuePairHeld& operator=(const QueuePairHeld&) = delete;
+    ~QueuePairHeld();
+    void* get();  // null when the device is gone
+  };
+
   // The DPDK session for a shape (what it fixes of a request: direction
   // and lengths), made on first use; null with `why` set
   // when there is none.
@@ -41,10 +54,10 @@ class DpdkSession final : public DriverSession {
   template <bool kUniform>
   std::size_t run_bursts(std::span<Request> batch) noexcept;
   template <AlgorithmKind kKind, bool kUniform>
-  std::size_t collect(std::span<Request> batch, std::size_t& next, void* pair, void*& session,
-                      unsigned& arrived);
-  // HMAC(key, "") into `out`, on `pair`: see dpdk_session.cpp.
-  ErrorCode empty_message_mac(void* pair, std::span<std::uint8_t> out);
+  std::size_t collect(std::span<Request> batch, std::size_t& next, QueuePairHeld& pair,
+                      void*& session, unsigned& arrived);
+  // HMAC(key, "") into `out`, on a queue pair: see dpdk_session.cpp.
+  ErrorCode empty_message_mac(QueuePairHeld& pair, std::span<std::uint8_t> out);
   // One plain digest of `in` on `pair` with `session`.
   bool plain_digest(void* pair, void* session, std::span<const std::uint8_t> in,
                     std::span<std::uint8_t> out);

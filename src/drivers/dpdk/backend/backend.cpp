@@ -13,7 +13,9 @@
 namespace cryptoaccel::dpdk_backend {
 namespace {
 
-int device_count() { return rte_cryptodev_count(); }
+int device_count() {
+  return rte_cryptodev_count();
+}
 
 int describe_device(int id, ca_dpdk_device* out) {
   Device* device = open_device(id);
@@ -23,7 +25,7 @@ int describe_device(int id, ca_dpdk_device* out) {
 }
 
 const ca_dpdk_backend kBackend = {
-    .version = CRYPTOACCEL_VERSION_STRING,
+    .version = CRYPTOACCEL_VERSION_STRING "/abi" CA_DPDK_ABI_REVISION,
     .start = start_eal,
     .device_count = device_count,
     .device_open = describe_device,
@@ -33,11 +35,13 @@ const ca_dpdk_backend kBackend = {
     .queue_pair_acquire = acquire_queue_pair,
     .queue_pair_release = release_queue_pair,
     .run = run_burst,
+    .run_synchronous = run_synchronous,
 };
 
 }  // namespace
 }  // namespace cryptoaccel::dpdk_backend
 
-extern "C" __attribute__((visibility("default"))) const ca_dpdk_backend* cryptoaccel_dpdk_backend() {
+extern "C" __attribute__((visibility("default"))) const ca_dpdk_backend*
+cryptoaccel_dpdk_backend() {
   return &cryptoaccel::dpdk_backend::kBackend;
 }

@@ -121,8 +121,8 @@ SchedulerFunctions scheduler_functions() {
   if (scheduler == nullptr) return f;
   f.workers_get = reinterpret_cast<decltype(f.workers_get)>(
       dlsym(scheduler, "rte_cryptodev_scheduler_workers_get"));
-  f.mode_get = reinterpret_cast<decltype(f.mode_get)>(
-      dlsym(scheduler, "rte_cryptodev_scheduler_mode_get"));
+  f.mode_get =
+      reinterpret_cast<decltype(f.mode_get)>(dlsym(scheduler, "rte_cryptodev_scheduler_mode_get"));
   dlclose(scheduler);
   return f;
 }
@@ -152,9 +152,9 @@ void mark_scheduler_workers() {
 // mbufs, so that a burst given up on (its deadline passed) leaves nothing
 // of the caller's in the device's hands.
 constexpr std::string_view kComputingInTheCaller[] = {
-    "crypto_aesni_mb", "crypto_aesni_gcm", "crypto_chacha20_poly1305", "crypto_kasumi",
-    "crypto_snow3g",   "crypto_zuc",       "crypto_openssl",           "crypto_null",
-    "crypto_armv8"};
+    "crypto_aesni_mb", "crypto_aesni_gcm", "crypto_chacha20_poly1305",
+    "crypto_kasumi",   "crypto_snow3g",    "crypto_zuc",
+    "crypto_openssl",  "crypto_null",      "crypto_armv8"};
 
 bool computes_in_the_caller(std::uint8_t id, int depth = 0) {
   rte_cryptodev_info info{};
@@ -165,8 +165,8 @@ bool computes_in_the_caller(std::uint8_t id, int depth = 0) {
     // the caller's thread; the workers decide.
     const SchedulerFunctions f = scheduler_functions();
     const int mode = f.mode_get != nullptr ? f.mode_get(id) : -1;
-    if (depth > 0 || (mode != CDEV_SCHED_MODE_ROUNDROBIN && mode != CDEV_SCHED_MODE_PKT_SIZE_DISTR &&
-                      mode != CDEV_SCHED_MODE_FAILOVER))
+    if (depth > 0 || (mode != CDEV_SCHED_MODE_ROUNDROBIN &&
+                      mode != CDEV_SCHED_MODE_PKT_SIZE_DISTR && mode != CDEV_SCHED_MODE_FAILOVER))
       return false;
     const std::vector<std::uint8_t> workers = workers_of(id);
     return !workers.empty() && std::all_of(workers.begin(), workers.end(), [&](std::uint8_t w) {
@@ -247,6 +247,11 @@ void open(Device& device, std::uint8_t id) {
   // the IOVA of, and one that works on its own cores copies.
   d.by_reference = !d.hardware && computes_in_the_caller(id);
   d.max_request = d.by_reference ? kReferenceMaxRequest : kCopyMaxRequest;
+  // The scheduler states its workers' features as its own, CPU crypto
+  // among them, but has no such function: its requests go through queues.
+  device.synchronous = d.by_reference && !is_scheduler(info) &&
+                       (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
+  d.synchronous = device.synchronous ? 1 : 0;
   // DPDK 22.11's virtio PMD refuses a request longer than a default mbuf's
   // buffer (RTE_MBUF_DEFAULT_BUF_SIZE, 2176 bytes), and keeps one of its
   // descriptor cookies each time: a thousand refusals leave the device

@@ -6,8 +6,12 @@
 // device may still hold its operations.
 #include "run.hpp"
 
+#include <pthread.h>
 #include <time.h>
 
+#include <array>
+#include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 
@@ -273,7 +277,143 @@ std::uint64_t bits(std::size_t from, std::size_t n) {
   return run << from;
 }
 
+// DPDK's CPU crypto API (rte_cryptodev_sym_cpu_crypto_process) on the
+// ipsec_mb PMDs gives each thread that calls it a job manager of its own,
+// about 200 KB, which it never frees: a process whose threads come and go
+// (a thread per connection) would leak one per thread. The first
+// kSynchronousThreads threads of a process that ask may use it; the
+// others go through queue pairs, whose managers are the device's. The
+// slots are never given back, as DPDK never gives the memory back.
+constexpr unsigned kSynchronousThreads = 64;
+std::atomic<unsigned> synchronous_threads_granted{0};
+
+// Whether this thread may, kept in a pthread key: a thread_local of this
+// dlopen()ed module costs a call to __tls_get_addr on each use, about a
+// nanosecond of a 256-byte request's time in a burst of 32.
+pthread_key_t synchronous_key;
+const bool synchronous_key_made = pthread_key_create(&synchronous_key, nullptr) == 0;
+constexpr std::uintptr_t kMay = 1, kMayNot = 2;
+
+bool synchronous_allowed_here() {
+  if (!synchronous_key_made) return false;
+  auto verdict = reinterpret_cast<std::uintptr_t>(pthread_getspecific(synchronous_key));
+  if (verdict == 0) {
+    verdict = kMayNot;
+    unsigned granted = synchronous_threads_granted.load(std::memory_order_relaxed);
+    while (granted < kSynchronousThreads)
+      if (synchronous_threads_granted.compare_exchange_weak(granted, granted + 1,
+                                                            std::memory_order_relaxed)) {
+        verdict = kMay;
+        break;
+      }
+    if (pthread_setspecific(synchronous_key, reinterpret_cast<void*>(verdict)) != 0)
+      return false;  // no memory for the key: never granted, so nothing counted twice
+  }
+  return verdict == kMay;
+}
+
+// A burst's vectors for the CPU crypto API, on the caller's stack.
+struct SynchronousBurst {
+  rte_crypto_vec data[CA_DPDK_MAX_BURST];
+  rte_crypto_sgl lists[CA_DPDK_MAX_BURST];
+  rte_crypto_va_iova_ptr ivs[CA_DPDK_MAX_BURST], digests[CA_DPDK_MAX_BURST],
+      aads[CA_DPDK_MAX_BURST];
+  std::int32_t results[CA_DPDK_MAX_BURST];
+};
+
+// For the fields a burst's kind does not use.
+const std::array<rte_crypto_va_iova_ptr, CA_DPDK_MAX_BURST> kNowhere = [] {
+  std::array<rte_crypto_va_iova_ptr, CA_DPDK_MAX_BURST> a{};
+  for (auto& p : a) p.va = zero_length_target;
+  return a;
+}();
+
+// Sets `burst`'s vectors from the requests; false, having stopped, at a
+// request that is not in place: the API works in place only, and such a
+// burst goes through a queue pair, where the PMD writes the output there.
+template <rte_crypto_sym_xform_type kType>
+bool describe(SynchronousBurst& burst, const Session& session, const ca_dpdk_request_layout& layout,
+              const std::byte* request, std::size_t count) {
+  const ca_dpdk_request_layout l = layout;  // in registers, as fill() does
+  const bool has_iv = session.iv_length != 0, has_aad = session.aad_length != 0;
+  for (std::size_t i = 0; i < count; ++i, request += l.stride) {
+    auto* in = field_at<std::uint8_t*>(request, l.in);
+    const auto length = static_cast<std::uint32_t>(field_at<std::size_t>(request, l.in_length));
+    if (kType != RTE_CRYPTO_SYM_XFORM_AUTH && field_at<std::uint8_t*>(request, l.out) != in)
+      return false;
+    rte_crypto_vec& d = burst.data[i];
+    d.base = length != 0 ? in : zero_length_target;
+    d.len = length;
+    d.tot_len = length;
+    burst.lists[i] = {.vec = &d, .num = 1};
+    if (kType != RTE_CRYPTO_SYM_XFORM_AUTH && has_iv)
+      burst.ivs[i].va = field_at<std::uint8_t*>(request, l.iv);
+    if (kType != RTE_CRYPTO_SYM_XFORM_CIPHER)
+      burst.digests[i].va = field_at<std::uint8_t*>(request, l.digest);
+    if (kType == RTE_CRYPTO_SYM_XFORM_AEAD && has_aad)
+      burst.aads[i].va = field_at<std::uint8_t*>(request, l.aad);
+    burst.results[i] = -EIO;  // what a request says that the PMD never reached (no manager)
+  }
+  return true;
+}
+
+// What CPU crypto says of one request: 0, or an errno (negative for a
+// request the PMD refused before computing); EBADMSG is a tag that did not
+// verify when the session verifies one, and a job that failed otherwise.
+int synchronous_status(std::int32_t status, const Session& session) {
+  if (status == 0) return CA_DPDK_OK;
+  const bool verifies =
+      session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.direction == CA_DPDK_DECRYPT;
+  return status == EBADMSG && verifies ? CA_DPDK_AUTH_FAILED : CA_DPDK_FAILED;
+}
+
 }  // namespace
+
+int run_synchronous(int id, void* session_handle, const void* requests,
+                    const ca_dpdk_request_layout* layout_handle, std::size_t count, int* statuses,
+                    std::size_t* succeeded) {
+  if (session_handle == nullptr || count == 0 || count > CA_DPDK_MAX_BURST || !eal_usable_here())
+    return -1;
+  const Device* device = open_device(id);
+  if (device == nullptr || device->failed || !device->synchronous || !synchronous_allowed_here())
+    return -1;
+  const Session session = *static_cast<const Session*>(session_handle);
+  SynchronousBurst burst;  // every field a burst uses is set by describe()
+  const auto* first = static_cast<const std::byte*>(requests);
+  bool in_place = false;
+  switch (session.type) {
+    case RTE_CRYPTO_SYM_XFORM_CIPHER:
+      in_place =
+          describe<RTE_CRYPTO_SYM_XFORM_CIPHER>(burst, session, *layout_handle, first, count);
+      break;
+    case RTE_CRYPTO_SYM_XFORM_AUTH:
+      in_place = describe<RTE_CRYPTO_SYM_XFORM_AUTH>(burst, session, *layout_handle, first, count);
+      break;
+    default:
+      in_place = describe<RTE_CRYPTO_SYM_XFORM_AEAD>(burst, session, *layout_handle, first, count);
+  }
+  if (!in_place) return -1;
+  // What a kind does not read points at kNowhere, whose pointers are valid
+  // (the PMD copies or compares a digest of length 0 even for a cipher).
+  const bool digests = session.type != RTE_CRYPTO_SYM_XFORM_CIPHER;
+  const bool aads = session.type == RTE_CRYPTO_SYM_XFORM_AEAD && session.aad_length != 0;
+  auto* nowhere = const_cast<rte_crypto_va_iova_ptr*>(kNowhere.data());  // never written
+  rte_crypto_sym_vec vector{};
+  vector.num = static_cast<std::uint32_t>(count);
+  vector.src_sgl = burst.lists;
+  vector.iv = session.iv_length != 0 ? burst.ivs : nowhere;
+  vector.digest = digests ? burst.digests : nowhere;
+  vector.aad = aads ? burst.aads : nowhere;
+  vector.status = burst.results;
+  rte_crypto_sym_ofs offsets{};
+  const std::size_t done = rte_cryptodev_sym_cpu_crypto_process(static_cast<std::uint8_t>(id),
+                                                                session.dpdk, offsets, &vector);
+  *succeeded = done;
+  if (done != count)
+    for (std::size_t i = 0; i < count; ++i)
+      statuses[i] = synchronous_status(burst.results[i], session);
+  return 0;
+}
 
 void* acquire_queue_pair(int id) {
   if (!eal_usable_here()) return nullptr;
