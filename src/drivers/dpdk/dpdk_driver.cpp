@@ -183,7 +183,7 @@ DriverProbe probe_dpdk_driver(std::string_view setting) {
   std::vector<char*> argv{const_cast<char*>("cryptoaccel")};
   for (std::string& a : arguments) argv.push_back(a.data());
   argv.push_back(nullptr);
-  char message[320] = {};
+  char message[1024] = {};
   if (backend.start(static_cast<int>(argv.size() - 1), argv.data(), message, sizeof message) != 0) {
     probe.absent_reason = message;
     return probe;

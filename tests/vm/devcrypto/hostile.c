@@ -1,4 +1,7 @@
-/* A hostile client of /dev/crypto and a victim beside it. The attacker
+/* A hostile client of /dev/crypto and a victim beside it. First, a client
+ * whose thread waits in a request the server is serving from its memory
+ * while another of its threads execve()s: the exec must complete only once
+ * the server has answered (see exec_during_request). Then the attacker
  * (nobody) passes, from as many threads as the server has workers, buffers
  * mapped from a file whose reads never answer (stall_fs.c), in requests
  * larger than a CUSE round, which the server must reach in the caller's
@@ -16,8 +19,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <pthread.h>
 #include <dirent.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -259,6 +263,58 @@ static int wait_for(pid_t pid, double seconds) {
   return -1;
 }
 
+/* ---- exec during a request ------------------------------------------ */
+
+/* The server's copiers reach a client's memory by the PID of the thread
+ * that made the request (process_vm_readv/writev, as root). Were another
+ * thread of the client to execve() a set-user-ID program while a large
+ * request is served, and the exec complete, that PID would name the new
+ * image and the server could write the request's output into it. The
+ * kernel prevents it: execve() completes only once every other thread has
+ * exited, and a thread waiting for a FUSE (CUSE) answer that the server has
+ * taken exits only when it is answered. Here a client (uid 65533) has a
+ * request stalled in the server's memory deadline (its input is mapped from
+ * the file that never answers, by the root parent before any read of it is
+ * stuck: opening a FUSE file waits for the page a stuck read holds) and
+ * exec()s /bin/true from another thread: a
+ * pipe closed on exec tells when the exec completed, which must be no
+ * sooner than the server's answer (at its deadline, 2 s after the request
+ * came, by default). Returns the seconds from the exec's start to its end,
+ * or -1. */
+static double exec_during_request(const unsigned char *stalled_mapping) {
+  int done[2];
+  if (pipe2(done, O_CLOEXEC) != 0) return -1;
+  const pid_t child = fork();
+  if (child == 0) {
+    become(65533); /* not the attacker's user: its stuck copier counts against its user */
+    close(done[0]);
+    stalled = stalled_mapping;
+    pthread_t t;
+    pthread_create(&t, NULL, stall_loop, NULL);
+    /* In the ioctl, and taken by the server (a request still queued in
+     * the kernel would be dropped by the exec instead). */
+    for (int i = 0; i < 500 && threads_in_syscall(getpid(), SYS_ioctl) < 1; i++) usleep(10 * 1000);
+    sleep(1);
+    if (write(done[1], "s", 1) != 1) _exit(2);
+    execl("/bin/true", "true", (char *)NULL);
+    _exit(3);
+  }
+  close(done[1]);
+  char c;
+  double took = -1;
+  if (child > 0 && read(done[0], &c, 1) == 1) {
+    const double start = now();
+    struct pollfd p = {.fd = done[0], .events = POLLIN};
+    if (poll(&p, 1, 20 * 1000) == 1 && read(done[0], &c, 1) == 0) took = now() - start;
+  }
+  close(done[0]);
+  if (child > 0) {
+    if (took < 0) kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+  }
+  return took;
+}
+
 int main(int argc, char **argv) {
   if (argc != 5) {
     fprintf(stderr, "usage: hostile DEVICE STALLED_FILE SERVER_PID THREADS\n");
@@ -268,6 +324,11 @@ int main(int argc, char **argv) {
   const pid_t server = (pid_t)atoi(argv[3]);
   const int threads = atoi(argv[4]);
   keys = mmap(NULL, sizeof *keys, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  const int stalled_file = open(argv[2], O_RDONLY);
+  const unsigned char *exec_stalled =
+      stalled_file < 0 ? MAP_FAILED
+                       : mmap(NULL, kLarge, PROT_READ, MAP_SHARED, stalled_file, 0);
+  CHECK(exec_stalled != MAP_FAILED, "the stalled file mapped for the exec check");
   const pid_t attacker = fork();
   if (attacker == 0) attack(argv[2], threads);
   sleep(1); /* every worker's worth of stalled requests in the server */
@@ -279,6 +340,14 @@ int main(int argc, char **argv) {
   printf("hostile: %d of the attacker's threads wait in ioctl\n", stuck);
   fflush(stdout);
   CHECK(stuck >= threads, "the attack is on: %d of %d stalling threads in ioctl", stuck, threads);
+
+  const double exec_took = exec_stalled == MAP_FAILED ? -1 : exec_during_request(exec_stalled);
+  printf("hostile: an exec beside a thread whose request was served took %.3f s\n", exec_took);
+  fflush(stdout);
+  CHECK(exec_took >= 0, "the exec beside a served request completed within 20 s");
+  CHECK(exec_took < 0 || exec_took >= 0.3,
+        "an exec completed before the server answered another thread's request (%.3f s)",
+        exec_took);
 
   const pid_t victim_pid = fork();
   if (victim_pid == 0) victim(4.0);

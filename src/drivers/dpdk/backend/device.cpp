@@ -247,11 +247,14 @@ void open(Device& device, std::uint8_t id) {
   // the IOVA of, and one that works on its own cores copies.
   d.by_reference = !d.hardware && computes_in_the_caller(id);
   d.max_request = d.by_reference ? kReferenceMaxRequest : kCopyMaxRequest;
-  // The scheduler states its workers' features as its own, CPU crypto
-  // among them, but has no such function: its requests go through queues.
-  device.synchronous = d.by_reference && !is_scheduler(info) &&
-                       (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
-  d.synchronous = device.synchronous ? 1 : 0;
+  // In DPDK 22.11 only these two PMDs have the CPU crypto function: the
+  // scheduler states its workers' features as its own, and the
+  // chacha20_poly1305 PMD the feature, without it.
+  const bool has_cpu_crypto = std::strcmp(d.driver, "crypto_aesni_mb") == 0 ||
+                              std::strcmp(d.driver, "crypto_aesni_gcm") == 0;
+  d.synchronous = d.by_reference && has_cpu_crypto &&
+                  (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
+  device.synchronous = d.synchronous != 0;
   // DPDK 22.11's virtio PMD refuses a request longer than a default mbuf's
   // buffer (RTE_MBUF_DEFAULT_BUF_SIZE, 2176 bytes), and keeps one of its
   // descriptor cookies each time: a thousand refusals leave the device

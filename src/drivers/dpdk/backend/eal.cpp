@@ -76,9 +76,10 @@ std::vector<NamedDevice> devices_named_by(int argc, char** argv) {
       continue;
     }
     const std::size_t comma = value.find(',');
-    named.push_back({std::string(value.substr(0, comma)),
-                     comma == std::string_view::npos ? std::string() : std::string(value.substr(comma + 1)),
-                     virtual_device});
+    named.push_back(
+        {std::string(value.substr(0, comma)),
+         comma == std::string_view::npos ? std::string() : std::string(value.substr(comma + 1)),
+         virtual_device});
   }
   return named;
 }
@@ -95,6 +96,21 @@ std::string joined(int argc, char** argv) {
 void copy_message(const std::string& text, char* message, std::size_t size) {
   if (size == 0) return;
   std::snprintf(message, size, "%s", text.c_str());
+}
+
+// `head`, `middle` and `tail` in `message`, the middle shortened (its end
+// kept, marked "...") so that the tail, which says what happened, is never
+// cut off by a long argument list.
+void copy_message(const std::string& head, const std::string& middle, const std::string& tail,
+                  char* message, std::size_t size) {
+  if (size == 0) return;
+  const std::size_t room = size - 1, fixed = head.size() + tail.size();
+  if (fixed + middle.size() <= room || fixed + 3 >= room) {
+    copy_message(head + middle + tail, message, size);
+    return;
+  }
+  copy_message(head + "..." + middle.substr(middle.size() - (room - fixed - 3)) + tail, message,
+               size);
 }
 
 // DPDK's log, kept instead of printed: an application that asked for a
@@ -171,7 +187,7 @@ std::string add_named_devices() {
             : rte_dev_probe((d.name + (d.args.empty() ? "" : "," + d.args)).c_str());
     if (added == 0)
       added_devices.push_back(d.virtual_device || d.name.starts_with("0000:") ? d.name
-                                                                             : "0000:" + d.name);
+                                                                              : "0000:" + d.name);
     else
       failures += (failures.empty() ? "" : ", ") + d.name + " could not be added (" +
                   std::strerror(-added) + ")";
@@ -268,7 +284,7 @@ int start_eal(int argc, char** argv, char* message, std::size_t message_size) {
     return -1;
   }
   if (arguments != first_arguments)
-    copy_message("EAL already runs in this process with: " + first_arguments + " (shared)", message,
+    copy_message("EAL already runs in this process with: ", first_arguments, " (shared)", message,
                  message_size);
   else
     copy_message(outcome_message, message, message_size);

@@ -281,24 +281,50 @@ std::uint64_t bits(std::size_t from, std::size_t n) {
 // ipsec_mb PMDs gives each thread that calls it a job manager of its own,
 // about 200 KB, which it never frees: a process whose threads come and go
 // (a thread per connection) would leak one per thread. The first
-// kSynchronousThreads threads of a process that ask may use it; the
-// others go through queue pairs, whose managers are the device's. The
-// slots are never given back, as DPDK never gives the memory back.
+// kSynchronousThreads threads of a process that bring an in-place burst
+// may use it; the others go through queue pairs, whose managers are the
+// device's. The slots are never given back, as DPDK never gives the
+// memory back.
 constexpr unsigned kSynchronousThreads = 64;
 std::atomic<unsigned> synchronous_threads_granted{0};
+
+// Making that manager, on a thread's first call, takes some 23 KB of the
+// thread's stack, where a queue pair's burst takes less than 16 KB (a
+// thread made with PTHREAD_STACK_MIN crashed): a thread with less than
+// this left below the caller is not granted the API.
+constexpr std::size_t kSynchronousStack = 64 * 1024;
 
 // Whether this thread may, kept in a pthread key: a thread_local of this
 // dlopen()ed module costs a call to __tls_get_addr on each use, about a
 // nanosecond of a 256-byte request's time in a burst of 32.
 pthread_key_t synchronous_key;
 const bool synchronous_key_made = pthread_key_create(&synchronous_key, nullptr) == 0;
-constexpr std::uintptr_t kMay = 1, kMayNot = 2;
+constexpr std::uintptr_t kUndecided = 0, kMay = 1, kMayNot = 2;
 
-bool synchronous_allowed_here() {
-  if (!synchronous_key_made) return false;
-  auto verdict = reinterpret_cast<std::uintptr_t>(pthread_getspecific(synchronous_key));
-  if (verdict == 0) {
-    verdict = kMayNot;
+std::uintptr_t synchronous_verdict_here() {
+  return synchronous_key_made
+             ? reinterpret_cast<std::uintptr_t>(pthread_getspecific(synchronous_key))
+             : kMayNot;
+}
+
+// How much of this thread's stack lies below the caller's frame; 0 when
+// it cannot be told.
+std::size_t stack_left_here() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  void* lowest = nullptr;
+  std::size_t size = 0;
+  const bool known = pthread_attr_getstack(&attr, &lowest, &size) == 0;
+  pthread_attr_destroy(&attr);
+  const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const auto bottom = reinterpret_cast<std::uintptr_t>(lowest);
+  return known && here > bottom ? here - bottom : 0;
+}
+
+// Decides, once per thread, whether it may use the API.
+bool grant_synchronous_here() {
+  std::uintptr_t verdict = kMayNot;
+  if (stack_left_here() >= kSynchronousStack) {
     unsigned granted = synchronous_threads_granted.load(std::memory_order_relaxed);
     while (granted < kSynchronousThreads)
       if (synchronous_threads_granted.compare_exchange_weak(granted, granted + 1,
@@ -306,8 +332,12 @@ bool synchronous_allowed_here() {
         verdict = kMay;
         break;
       }
-    if (pthread_setspecific(synchronous_key, reinterpret_cast<void*>(verdict)) != 0)
-      return false;  // no memory for the key: never granted, so nothing counted twice
+  }
+  if (pthread_setspecific(synchronous_key, reinterpret_cast<void*>(verdict)) != 0) {
+    // No memory for the key: this thread is asked again next time, so its
+    // slot goes back rather than be counted twice.
+    if (verdict == kMay) synchronous_threads_granted.fetch_sub(1, std::memory_order_relaxed);
+    return false;
   }
   return verdict == kMay;
 }
@@ -374,9 +404,10 @@ int run_synchronous(int id, void* session_handle, const void* requests,
                     std::size_t* succeeded) {
   if (session_handle == nullptr || count == 0 || count > CA_DPDK_MAX_BURST || !eal_usable_here())
     return -1;
+  const std::uintptr_t verdict = synchronous_verdict_here();
+  if (verdict == kMayNot) return -1;
   const Device* device = open_device(id);
-  if (device == nullptr || device->failed || !device->synchronous || !synchronous_allowed_here())
-    return -1;
+  if (device == nullptr || device->failed || !device->synchronous) return -1;
   const Session session = *static_cast<const Session*>(session_handle);
   SynchronousBurst burst;  // every field a burst uses is set by describe()
   const auto* first = static_cast<const std::byte*>(requests);
@@ -392,7 +423,9 @@ int run_synchronous(int id, void* session_handle, const void* requests,
     default:
       in_place = describe<RTE_CRYPTO_SYM_XFORM_AEAD>(burst, session, *layout_handle, first, count);
   }
-  if (!in_place) return -1;
+  // A thread is granted the API by its first in-place burst, never by
+  // bursts that could not use it.
+  if (!in_place || (verdict == kUndecided && !grant_synchronous_here())) return -1;
   // What a kind does not read points at kNowhere, whose pointers are valid
   // (the PMD copies or compares a digest of length 0 even for a cipher).
   const bool digests = session.type != RTE_CRYPTO_SYM_XFORM_CIPHER;
