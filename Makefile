@@ -249,7 +249,8 @@ build-asan:
 	  $(SANITIZER_FLAGS) $(CMAKE_ARGS) >/dev/null
 	$(TIMED) "asan: build" cmake --build $(ASAN_BUILD) -j$(JOBS) --target $(ASAN_TARGETS)
 asan-tests:
-	$(call ctest_timed,asan,$(ASAN_BUILD),-E '$(ASAN_EXCLUDE)',CRYPTOACCEL_KAT_SAMPLE=$(KAT_SAMPLE))
+	$(call ctest_timed,asan,$(ASAN_BUILD),-E '$(ASAN_EXCLUDE)',CRYPTOACCEL_KAT_SAMPLE=$(KAT_SAMPLE) \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0)
 
 # The asynchronous API, failover and quarantine under ThreadSanitizer: only
 # the unit tests' files that hold these suites are built

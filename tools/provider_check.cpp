@@ -1,6 +1,8 @@
 #include "provider_check.hpp"
 
+#ifdef CRYPTOACCEL_CLI_BUILD_PATHS
 #include "build_paths.hpp"
+#endif
 
 #include <fmt/core.h>
 #include <openssl/core_names.h>
@@ -256,9 +258,11 @@ std::string default_provider_module() {
   // copy only the installed module. A folder next to an installed program
   // is no place to load code from as root: /usr/local/src is writable by
   // the group staff on Debian.
+#ifdef CRYPTOACCEL_CLI_BUILD_PATHS
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec && self == std::filesystem::path(build_paths::kCli)) return build_paths::kProvider;
+#endif
   return CRYPTOACCEL_INSTALLED_PROVIDER;
 }
 

@@ -106,7 +106,9 @@ DriverProbe probe_cryptodev_driver(std::string_view /*setting*/) {
   using namespace cryptodev;
   DriverProbe probe;
   const std::string path = device_path();
-  if (std::getenv(kServerMark) != nullptr) {
+  // secure_getenv: a set-user-ID caller's environment does not switch
+  // the family off (only the server itself sets it, and runs as root).
+  if (secure_getenv(kServerMark) != nullptr) {
     probe.absent_reason =
         "this process is a `cryptoaccel devcrypto` server: its " + path +
         " would lead back into itself, so the cryptodev family is not probed here";
