@@ -235,12 +235,18 @@ TEST(Relief, SharedDeviceYieldsToSoftwareForAWhile) {
   EXPECT_EQ(other.last_driver(), "accel");
 
   auto held = bed.hold_device(holder, iv, data);
+  // The window of sharing (50 ms) opens no sooner than this.
+  const auto shared_at = std::chrono::steady_clock::now();
   EXPECT_EQ(other.encrypt(iv, data), expected);
   EXPECT_EQ(other.last_driver(), "soft");
   bed.faults.release();
   EXPECT_EQ(held.get(), expected);
   EXPECT_EQ(other.encrypt(iv, data), expected);  // the device is free, but was shared just now
-  EXPECT_EQ(other.last_driver(), "soft");
+  // Unless the machine was so slow (qemu-user beside other builds) that
+  // the window had closed by the time this request was done.
+  if (std::chrono::steady_clock::now() - shared_at < std::chrono::milliseconds(50)) {
+    EXPECT_EQ(other.last_driver(), "soft");
+  }
 
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(other.encrypt(iv, data), expected);
