@@ -254,7 +254,6 @@ void open(Device& device, std::uint8_t id) {
                               std::strcmp(d.driver, "crypto_aesni_gcm") == 0;
   d.synchronous = d.by_reference && has_cpu_crypto &&
                   (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
-  device.synchronous = d.synchronous != 0;
   // DPDK 22.11's virtio PMD refuses a request longer than a default mbuf's
   // buffer (RTE_MBUF_DEFAULT_BUF_SIZE, 2176 bytes), and keeps one of its
   // descriptor cookies each time: a thousand refusals leave the device

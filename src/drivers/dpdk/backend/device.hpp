@@ -66,7 +66,6 @@ struct Device {
   ca_dpdk_device description{};
   std::uint64_t features = 0;
   bool virtual_addresses = false;  // EAL's IOVA mode is VA: an address is its IOVA
-  bool synchronous = false;        // takes in-place bursts through the CPU crypto API
   SessionPools sessions;
   rte_mempool* operations = nullptr;
   rte_mempool* buffers = nullptr;

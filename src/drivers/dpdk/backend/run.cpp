@@ -407,7 +407,7 @@ int run_synchronous(int id, void* session_handle, const void* requests,
   const std::uintptr_t verdict = synchronous_verdict_here();
   if (verdict == kMayNot) return -1;
   const Device* device = open_device(id);
-  if (device == nullptr || device->failed || !device->synchronous) return -1;
+  if (device == nullptr || device->failed || device->description.synchronous == 0) return -1;
   const Session session = *static_cast<const Session*>(session_handle);
   SynchronousBurst burst;  // every field a burst uses is set by describe()
   const auto* first = static_cast<const std::byte*>(requests);
