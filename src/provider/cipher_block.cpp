@@ -378,10 +378,11 @@ bool BlockCipherCtx::run_in_burst(const std::uint8_t* in, std::uint8_t* out, std
   // abandoned this one and freed `in`, `out` and this context. The copies
   // live as long as the job's stack does (for ever, if it is abandoned).
   // Up to a few KiB on the job's stack (32 KiB): no allocation per request.
+  // Larger ones on the heap, not zeroed first: the copy fills them.
   std::array<std::uint8_t, kSmallBurstRequest> small;
-  std::vector<std::uint8_t> large;
-  if (n > small.size()) large.resize(n);
-  const MutableBytes bytes = n > small.size() ? MutableBytes(large) : MutableBytes(small.data(), n);
+  std::unique_ptr<std::uint8_t[]> large;
+  if (n > small.size()) large = std::make_unique_for_overwrite<std::uint8_t[]>(n);
+  const MutableBytes bytes(n > small.size() ? large.get() : small.data(), n);
   std::copy(in, in + n, bytes.begin());
   const auto iv = chain_;
   Request r{.op = encrypt_ ? Operation::encrypt : Operation::decrypt,
