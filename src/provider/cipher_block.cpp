@@ -361,10 +361,11 @@ void BlockCipherCtx::restart(std::size_t skip) {
 }
 
 // Below this a request runs at once even inside an ASYNC job: its wait
-// for a burst (a pause and a resume, about 300 ns in all with OpenSSL's job
-// switches and the application's select) costs more than 16 lanes give
-// back. Measured with openssl speed -async_jobs 16 (docs/performance.md):
-// 0.40 of the default provider at 256 B, 0.76 at 512 B, 1.36 at 1 KiB.
+// for a burst (a pause, a resume, the eventfd write and the application's
+// select: about 290 ns with no cipher, bench/async_floor) costs more than
+// 16 lanes give back. Measured with openssl speed -async_jobs 16
+// (docs/performance.md): 0.40 of the default provider at 256 B, about even
+// at 1 KiB, 2.6 at 4 KiB.
 constexpr std::size_t kMinGatheredRequest = 1024;
 // Queued requests up to this size are copied to the job's stack.
 constexpr std::size_t kSmallBurstRequest = 4096;
