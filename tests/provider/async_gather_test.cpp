@@ -116,8 +116,11 @@ TEST_F(AsyncGather, JobsOnOneThreadMeetInBurstsAndGetDefaultsBytes) {
     w.cipher = cipher_;
     w.key = random_bytes(16);
     w.iv = random_bytes(16);
-    w.plain = random_bytes(2048 * (1 + j % 5) + static_cast<std::size_t>(j) * 3);
-    // Chained updates: 2 KiB and more (gathered), less (run at once) and a
+    // Every third job ends with a piece of about 16 KiB: its queued copy is
+    // on the heap rather than the job's stack.
+    w.plain = random_bytes(2048 * (1 + j % 5) + static_cast<std::size_t>(j) * 3 +
+                           (j % 3 == 0 ? 16384 : 0));
+    // Chained updates: 1 KiB and more (gathered), less (run at once) and a
     // partial block (buffered), so that the chain runs through both.
     w.cuts = {2048, 1024 + 5, 16 + static_cast<std::size_t>(j), 4096};
   }
