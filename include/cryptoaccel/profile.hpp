@@ -90,9 +90,17 @@ std::string driver_identity(const DriverInfo& driver);
 Profile parse_profile(std::string_view json);
 std::string to_json(const Profile& profile);
 
+// A profile file that exists (or may) but cannot be opened or read:
+// permissions, a path through something that is not a folder, an I/O error.
+class ProfileUnreadable : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // Reads and parses a file; throws NotFound when it does not exist,
-// InvalidArgument when it is not a profile, not a regular file (a FIFO or a
-// device is refused without reading from it) or over kMaxProfileBytes.
+// ProfileUnreadable when it cannot be opened or read, InvalidArgument when
+// it is not a profile, not a regular file (a FIFO or a device is refused
+// without reading from it) or over kMaxProfileBytes.
 Profile load_profile(const std::string& path);
 // Writes atomically (a temporary file renamed over the target), creating
 // the folder; throws Error on failure, leaving any old profile in place.

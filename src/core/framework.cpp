@@ -32,26 +32,47 @@ std::string_view to_string(DriverKind kind) noexcept {
 
 namespace {
 
-// The profile at `path` if it fits these drivers and this machine; else
-// none, with `detail` saying why.
-std::optional<Profile> usable_profile(const std::string& path, std::span<const DriverInfo> drivers,
-                                      std::string& detail) {
+// What was found at a profile's path.
+enum class ProfileFound {
+  usable,
+  absent,      // no file there
+  unreadable,  // a file that cannot be opened or read (not the reader's)
+  unfit,       // stale, corrupt, not a profile: its owner's to remake
+};
+
+struct ProfileLookup {
+  std::optional<Profile> profile;
+  ProfileFound found = ProfileFound::absent;
+  std::string detail;  // why it is used or not, for `list` and the stats
+};
+
+// The profile at `path` if it fits these drivers and this machine.
+ProfileLookup usable_profile(const std::string& path, std::span<const DriverInfo> drivers) {
+  ProfileLookup lookup;
   try {
     Profile profile = load_profile(path);
     const std::string mismatch = profile_mismatch(profile, drivers);
     if (!mismatch.empty()) {
-      detail =
+      lookup.found = ProfileFound::unfit;
+      lookup.detail =
           "profile " + path + " is stale: " + mismatch + " (run `cryptoaccel calibrate` again)";
-      return std::nullopt;
+      return lookup;
     }
-    detail = std::to_string(profile.measurements.size()) + " measurements, made " + profile.created;
-    return profile;
+    lookup.found = ProfileFound::usable;
+    lookup.detail =
+        std::to_string(profile.measurements.size()) + " measurements, made " + profile.created;
+    lookup.profile = std::move(profile);
   } catch (const NotFound&) {
-    detail = "no profile at " + path + " (run `cryptoaccel calibrate`)";
+    lookup.found = ProfileFound::absent;
+    lookup.detail = "no profile at " + path + " (run `cryptoaccel calibrate`)";
+  } catch (const ProfileUnreadable& e) {
+    lookup.found = ProfileFound::unreadable;
+    lookup.detail = std::string(e.what()) + "; not used";
   } catch (const Error& e) {
-    detail = std::string(e.what()) + "; not used";
+    lookup.found = ProfileFound::unfit;
+    lookup.detail = std::string(e.what()) + "; not used";
   }
-  return std::nullopt;
+  return lookup;
 }
 
 }  // namespace
@@ -99,25 +120,26 @@ Framework::Framework(FrameworkOptions options) : impl_(std::make_unique<Impl>())
   if (info.profile_path.empty()) {
     info.detail = "no profile given";
   } else {
-    profile = usable_profile(info.profile_path, drivers(), info.detail);
+    ProfileLookup user = usable_profile(info.profile_path, drivers());
+    profile = std::move(user.profile);
+    info.detail = std::move(user.detail);
     // The user's own profile comes first; where there is none (only then:
     // a stale or corrupt one is the user's to remake, and a path named in
-    // CRYPTOACCEL_PROFILE is the one asked for), the machine's.
+    // CRYPTOACCEL_PROFILE is the one asked for), the machine's. One the
+    // user may not read, such as root's under `sudo -u`, is not theirs.
     const char* named = secure_getenv("CRYPTOACCEL_PROFILE");
-    // (One the user may not read, such as root's under `sudo -u`, is not theirs.)
-    const bool user_has_none = !profile && options.profile_path.empty() &&
-                               (named == nullptr || *named == '\0') &&
-                               (info.detail.starts_with("no profile at ") ||
-                                info.detail.starts_with("cannot read " + info.profile_path));
+    const bool user_has_none =
+        (user.found == ProfileFound::absent || user.found == ProfileFound::unreadable) &&
+        options.profile_path.empty() && (named == nullptr || *named == '\0');
     if (user_has_none) {
       const std::string machine = machine_profile_path();
-      std::string why;
-      profile = usable_profile(machine, drivers(), why);
-      if (profile) {
+      ProfileLookup machine_lookup = usable_profile(machine, drivers());
+      if (machine_lookup.profile) {
+        profile = std::move(machine_lookup.profile);
         info.profile_path = machine;
-        info.detail = why;
-      } else if (!why.starts_with("no profile at ")) {
-        info.detail += "; machine profile: " + why;
+        info.detail = std::move(machine_lookup.detail);
+      } else if (machine_lookup.found != ProfileFound::absent) {
+        info.detail += "; machine profile: " + machine_lookup.detail;
       }
     }
   }

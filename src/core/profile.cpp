@@ -52,14 +52,14 @@ Profile load_profile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     if (errno == ENOENT) throw NotFound("no profile at " + path);
-    throw InvalidArgument(system_error("cannot read " + path));
+    throw ProfileUnreadable(system_error("cannot read " + path));
   }
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw InvalidArgument(system_error("cannot read " + path));
+  if (::fstat(fd, &st) != 0) throw ProfileUnreadable(system_error("cannot read " + path));
   if (!S_ISREG(st.st_mode)) throw InvalidArgument(path + ": not a regular file");
   const auto too_large = [&] {
     return InvalidArgument(path + ": larger than a profile may be (" +
@@ -76,7 +76,7 @@ Profile load_profile(const std::string& path) {
     }
     const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InvalidArgument(system_error("cannot read " + path));
+    if (n < 0) throw ProfileUnreadable(system_error("cannot read " + path));
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "cryptoaccel/cryptoaccel.hpp"
@@ -122,14 +124,28 @@ TEST(MachineProfile, AnotherMachinesProfileIsStale) {
   EXPECT_EQ(profile_mismatch(p, probe.drivers()), "");
 }
 
+// A framework reading its profile from the environment, with no user
+// profile (no CRYPTOACCEL_PROFILE, an empty cache folder) and the machine's
+// profile at `machine_path`.
+class NoUserProfile {
+ public:
+  explicit NoUserProfile(const std::string& machine_path)
+      : no_user_path_("CRYPTOACCEL_PROFILE", std::nullopt),
+        empty_cache_("XDG_CACHE_HOME",
+                     ::testing::TempDir() + "no-cache-" + std::to_string(::getpid())),
+        machine_path_("CRYPTOACCEL_MACHINE_PROFILE", machine_path) {}
+
+ private:
+  ScopedEnv no_user_path_;
+  ScopedEnv empty_cache_;
+  ScopedEnv machine_path_;
+};
+
 TEST(MachineProfile, UsedWhereTheUserHasNone) {
   test::DriverControl control;
   const std::string machine = temp_path("machine.json");
   save_profile(machine_profile(control), machine);
-  ScopedEnv no_user_path("CRYPTOACCEL_PROFILE", std::nullopt);
-  ScopedEnv empty_cache("XDG_CACHE_HOME",
-                        ::testing::TempDir() + "no-cache-" + std::to_string(::getpid()));
-  ScopedEnv machine_path("CRYPTOACCEL_MACHINE_PROFILE", machine);
+  NoUserProfile environment(machine);
   {
     Framework f(from_environment(control));
     const DispatchInfo info = f.dispatch_info();
@@ -164,10 +180,7 @@ TEST(MachineProfile, AStaleMachineProfileSaysWhy) {
   Profile p = machine_profile(control);
   p.machine = "model name Another CPU";
   save_profile(p, machine);
-  ScopedEnv no_user_path("CRYPTOACCEL_PROFILE", std::nullopt);
-  ScopedEnv empty_cache("XDG_CACHE_HOME",
-                        ::testing::TempDir() + "no-cache-" + std::to_string(::getpid()));
-  ScopedEnv machine_path("CRYPTOACCEL_MACHINE_PROFILE", machine);
+  NoUserProfile environment(machine);
   Framework f(from_environment(control));
   const DispatchInfo info = f.dispatch_info();
   EXPECT_FALSE(info.profiled);
@@ -175,6 +188,50 @@ TEST(MachineProfile, AStaleMachineProfileSaysWhy) {
             std::string::npos)
       << info.detail;
   EXPECT_TRUE(info.provider_direct.empty());
+  std::remove(machine.c_str());
+}
+
+// A user profile that cannot be read (here its path runs through a file,
+// as root's does for another user through a folder they may not enter) is
+// not the user's: the machine's is used. One that is there but unfit is
+// the user's to remake, and the machine's is not used in its place.
+TEST(MachineProfile, AnUnreadableUserProfileGivesWayButAnUnfitOneDoesNot) {
+  test::DriverControl control;
+  const std::string machine = temp_path("for-unreadable.json");
+  save_profile(machine_profile(control), machine);
+  NoUserProfile environment(machine);
+  const std::string not_a_folder = temp_path("not-a-folder");
+  {
+    FILE* file = std::fopen(not_a_folder.c_str(), "w");
+    ASSERT_NE(file, nullptr);
+    std::fclose(file);
+  }
+  {
+    ScopedEnv cache_through_a_file("XDG_CACHE_HOME", not_a_folder);
+    Framework f(from_environment(control));
+    const DispatchInfo info = f.dispatch_info();
+    EXPECT_TRUE(info.profiled) << info.detail;
+    EXPECT_EQ(info.profile_path, machine);
+  }
+  {
+    const std::string cache = temp_path("cache-with-corrupt");
+    const std::string user_profile = cache + "/cryptoaccel/profile.json";
+    std::filesystem::create_directories(cache + "/cryptoaccel");
+    {
+      FILE* file = std::fopen(user_profile.c_str(), "w");
+      ASSERT_NE(file, nullptr);
+      std::fputs("{ not a profile", file);
+      std::fclose(file);
+    }
+    ScopedEnv cache_with_corrupt("XDG_CACHE_HOME", cache);
+    Framework f(from_environment(control));
+    const DispatchInfo info = f.dispatch_info();
+    EXPECT_FALSE(info.profiled);
+    EXPECT_NE(info.profile_path, machine);
+    EXPECT_NE(info.detail.find("not used"), std::string::npos) << info.detail;
+    std::filesystem::remove_all(cache);
+  }
+  std::remove(not_a_folder.c_str());
   std::remove(machine.c_str());
 }
 
