@@ -237,10 +237,55 @@ const Algorithm& algorithm(AlgorithmId id) noexcept {
   return kTable[index_of(id)];
 }
 
+namespace {
+
+constexpr bool less_ignoring_case(std::string_view a, std::string_view b) {
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < common; ++i)
+    if (lower(a[i]) != lower(b[i])) return lower(a[i]) < lower(b[i]);
+  return a.size() < b.size();
+}
+
+constexpr std::size_t count_names() {
+  std::size_t n = 0;
+  for (const Algorithm& a : kTable) any_name(a, [&n](std::string_view) { return ++n, false; });
+  return n;
+}
+
+struct NamedRow {
+  std::string_view name;
+  std::size_t row;
+};
+
+// Every name of every row, sorted ignoring case, a name's rows in table
+// order: a lookup is a binary search, not a walk through every alias list
+// (an HMAC's digest is looked up at each of its inits, dozens of times in
+// one TLS 1.3 handshake), and finds the first row that carries the name,
+// as the walk did.
+constexpr auto kNameIndex = [] {
+  std::array<NamedRow, count_names()> index{};
+  std::size_t n = 0;
+  for (std::size_t row = 0; row < kTable.size(); ++row)
+    any_name(kTable[row], [&](std::string_view name) {
+      index[n++] = {name, row};
+      return false;
+    });
+  std::sort(index.begin(), index.end(), [](const NamedRow& x, const NamedRow& y) {
+    if (less_ignoring_case(x.name, y.name)) return true;
+    if (less_ignoring_case(y.name, x.name)) return false;
+    return x.row < y.row;
+  });
+  return index;
+}();
+
+}  // namespace
+
 const Algorithm* find_algorithm(std::string_view name) noexcept {
-  for (const auto& a : kTable)
-    if (any_name(a, [name](std::string_view n) { return equal_ignoring_case(name, n); })) return &a;
-  return nullptr;
+  const auto found =
+      std::lower_bound(kNameIndex.begin(), kNameIndex.end(), name,
+                       [](const NamedRow& r, std::string_view n) { return less_ignoring_case(r.name, n); });
+  if (found == kNameIndex.end() || !equal_ignoring_case(found->name, name)) return nullptr;
+  return &kTable[found->row];
 }
 
 const Algorithm& algorithm_or_throw(std::string_view name) {

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cryptoaccel/cryptoaccel.hpp"
 
@@ -46,6 +49,58 @@ TEST(AlgorithmTable, EveryNameOfARowFindsIt) {
   EXPECT_EQ(find_algorithm("hmac"), nullptr);
   EXPECT_EQ(find_algorithm(""), nullptr);
   EXPECT_EQ(find_algorithm("sha256:sha-256"), nullptr);
+}
+
+// Every name of every row, in any case, finds the first row that carries
+// it, as a walk through the table in order does.
+TEST(AlgorithmTable, EveryNameInAnyCaseFindsTheFirstRowCarryingIt) {
+  const auto pieces = [](std::string_view list) {
+    std::vector<std::string> out;
+    while (!list.empty()) {
+      const std::size_t colon = list.find(':');
+      out.emplace_back(list.substr(0, colon));
+      list = colon == std::string_view::npos ? std::string_view{} : list.substr(colon + 1);
+    }
+    return out;
+  };
+  const auto names_of = [&](const Algorithm& a) {
+    std::vector<std::string> names;
+    for (std::string_view single : {a.name, a.openssl_name, a.oid})
+      if (!single.empty()) names.emplace_back(single);
+    for (std::string_view list : {a.openssl_aliases, a.other_names})
+      for (std::string& n : pieces(list)) names.push_back(std::move(n));
+    return names;
+  };
+  const auto same_ignoring_case = [](std::string_view x, std::string_view y) {
+    return x.size() == y.size() &&
+           std::equal(x.begin(), x.end(), y.begin(), [](char c, char d) {
+             return std::tolower(static_cast<unsigned char>(c)) ==
+                    std::tolower(static_cast<unsigned char>(d));
+           });
+  };
+  std::size_t checked = 0;
+  for (const Algorithm& a : algorithms()) {
+    for (const std::string& name : names_of(a)) {
+      const Algorithm* first = nullptr;
+      for (const Algorithm& b : algorithms()) {
+        for (const std::string& n : names_of(b))
+          if (same_ignoring_case(n, name)) first = &b;
+        if (first != nullptr) break;
+      }
+      std::string upper = name, lower = name;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      EXPECT_EQ(find_algorithm(name), first) << name;
+      EXPECT_EQ(find_algorithm(upper), first) << upper;
+      EXPECT_EQ(find_algorithm(lower), first) << lower;
+      // One character more or less is another name (or none).
+      EXPECT_NE(find_algorithm(name + "x"), first) << name;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 2 * algorithms().size());
+  EXPECT_EQ(find_algorithm("zzzz-not-an-algorithm"), nullptr);
+  EXPECT_EQ(find_algorithm("0"), nullptr);
 }
 
 TEST(AlgorithmTable, ShapesAreConsistent) {
