@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "cryptoaccel/cryptoaccel.hpp"
@@ -200,12 +201,12 @@ TEST(MachineProfile, AnUnreadableUserProfileGivesWayButAnUnfitOneDoesNot) {
   const std::string machine = temp_path("for-unreadable.json");
   save_profile(machine_profile(control), machine);
   NoUserProfile environment(machine);
+  const auto write_file = [](const std::string& path, const char* text) {
+    std::ofstream(path) << text;
+    return std::filesystem::is_regular_file(path);
+  };
   const std::string not_a_folder = temp_path("not-a-folder");
-  {
-    FILE* file = std::fopen(not_a_folder.c_str(), "w");
-    ASSERT_NE(file, nullptr);
-    std::fclose(file);
-  }
+  ASSERT_TRUE(write_file(not_a_folder, ""));
   {
     ScopedEnv cache_through_a_file("XDG_CACHE_HOME", not_a_folder);
     Framework f(from_environment(control));
@@ -217,12 +218,7 @@ TEST(MachineProfile, AnUnreadableUserProfileGivesWayButAnUnfitOneDoesNot) {
     const std::string cache = temp_path("cache-with-corrupt");
     const std::string user_profile = cache + "/cryptoaccel/profile.json";
     std::filesystem::create_directories(cache + "/cryptoaccel");
-    {
-      FILE* file = std::fopen(user_profile.c_str(), "w");
-      ASSERT_NE(file, nullptr);
-      std::fputs("{ not a profile", file);
-      std::fclose(file);
-    }
+    ASSERT_TRUE(write_file(user_profile, "{ not a profile"));
     ScopedEnv cache_with_corrupt("XDG_CACHE_HOME", cache);
     Framework f(from_environment(control));
     const DispatchInfo info = f.dispatch_info();
